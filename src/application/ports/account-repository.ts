@@ -1,0 +1,41 @@
+import type { Account } from '../../domain/account';
+import type { Permission } from '../../domain/permission';
+import type { Role } from '../../domain/person';
+
+export interface NewAccount {
+  username: string;
+  passwordHash: string;
+  permissions: Permission[];
+  /** Attach credentials to this existing person; otherwise a new person is created. */
+  personId?: number;
+  /** For a new person. */
+  firstName?: string;
+  lastName?: string;
+  /** For a new person, or to change the role of an existing one. */
+  role?: Role;
+}
+
+export interface AccountChanges {
+  passwordHash?: string;
+  permissions?: Permission[];
+  disabled?: boolean;
+}
+
+export interface AccountSummary {
+  personId: number;
+  username: string;
+  role: Role;
+  permissions: Permission[];
+  disabled: boolean;
+  activeKeyCount: number;
+}
+
+export interface AccountRepository {
+  findByUsername(username: string): Promise<Account | null>;
+  findByPersonId(personId: number): Promise<Account | null>;
+  /** Returns the account. Throws Conflict when the username is taken or the person has credentials. */
+  create(account: NewAccount): Promise<Account>;
+  update(personId: number, changes: AccountChanges): Promise<void>;
+  /** Every account by username, with its count of active keys at `now`. */
+  list(now: Date): Promise<AccountSummary[]>;
+}

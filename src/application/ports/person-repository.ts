@@ -1,0 +1,45 @@
+import type { ContactKind } from '../../domain/contact';
+import type { Person, PersonChanges, Role } from '../../domain/person';
+import type { PersonFilter } from '../../domain/person-filter';
+
+export interface PersonQuery {
+  filter: PersonFilter;
+  /** The directory's calendar date, `YYYY-MM-DD`, that decides which memberships are current. */
+  today: string;
+  /** Only people with an id greater than this (keyset paging). */
+  after?: number;
+}
+
+/** A person as the import brings it: clubs by name, no ids yet. */
+export interface NewPerson {
+  role: Role;
+  firstName: string;
+  lastName: string;
+  chatId: string | null;
+  plannerId: string | null;
+  contacts: { kind: ContactKind; value: string; label: string | null }[];
+  memberships: { club: string; kind: string | null; startDate: string; endDate: string | null }[];
+}
+
+export interface PersonRepository {
+  /** Visible people (admins excluded) matching the query, by id ascending, at most `limit`. */
+  search(query: PersonQuery, limit: number): Promise<Person[]>;
+  /**
+   * Every visible match by id ascending, read from the store in batches so that memory does not
+   * grow with the size of the result.
+   */
+  stream(query: PersonQuery): AsyncIterable<Person>;
+  /** Every person, admins included, by id ascending, in batches (for export). */
+  streamAll(): AsyncIterable<Person>;
+  /** A person by id, admins included (the caller decides what may be seen). */
+  findById(id: number): Promise<Person | null>;
+  /** Like findById, and locks the person until the surrounding unit of work ends. */
+  findByIdForUpdate(id: number): Promise<Person | null>;
+  /** Applies the changes and increments the version. Throws Conflict when chat_id is taken. */
+  update(id: number, changes: PersonChanges): Promise<void>;
+  /** Inserts people with their contacts and memberships, creating clubs by name as needed. */
+  insertMany(people: NewPerson[]): Promise<void>;
+  /** Which of these chat_ids some person already has. */
+  chatIdsInUse(chatIds: string[]): Promise<string[]>;
+  count(): Promise<number>;
+}

@@ -1,0 +1,12 @@
+/** Injection identifiers of the ports; the composition root binds an adapter to each. */
+export const TYPES = {
+  PersonRepository: Symbol.for('PersonRepository'),
+  AccountRepository: Symbol.for('AccountRepository'),
+  ApiKeyRepository: Symbol.for('ApiKeyRepository'),
+  AuditLog: Symbol.for('AuditLog'),
+  UnitOfWork: Symbol.for('UnitOfWork'),
+  PasswordHasher: Symbol.for('PasswordHasher'),
+  TokenService: Symbol.for('TokenService'),
+  Clock: Symbol.for('Clock'),
+  LoginThrottle: Symbol.for('LoginThrottle'),
+} as const;

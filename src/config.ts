@@ -1,0 +1,85 @@
+/** Settings, read from the environment and validated once at start-up. */
+export interface Config {
+  port: number;
+  /** PostgreSQL connection string; when absent the service runs on embedded PGlite in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+  directoryTimezone: string;
+  bcryptCost: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  redisUrl: string | null;
+  rateLimitPerMinute: number;
+  /** Express `trust proxy` setting, so that client addresses are right behind a load balancer. */
+  trustProxy: boolean | number | string;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function timezone(env: Env, name: string): string {
+  const raw = text(env, name) ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: raw });
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone name such as Europe/London, not "${raw}"`);
+  }
+  return raw;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === null || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+  }
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: text(env, 'DATA_DIR') ?? './data',
+    directoryTimezone: timezone(env, 'DIRECTORY_TIMEZONE'),
+    bcryptCost: integer(env, 'BCRYPT_COST', 12, 4, 20),
+    logLevel: logLevel as Config['logLevel'],
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
+    trustProxy: trustProxy(env),
+  };
+}

@@ -1,0 +1,4 @@
+export interface Club {
+  id: number;
+  name: string;
+}
