@@ -1,0 +1,50 @@
+import { inject, injectable } from 'inversify';
+import { type ApiKey, isActive } from '../../domain/api-key';
+import { InvalidInput, NotFound } from '../../domain/errors';
+import type { Clock } from '../ports/clock';
+import { TYPES } from '../ports/tokens';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { Principal } from '../principal';
+
+export interface RevokeKeyInput {
+  principal: Principal;
+  /** Another key of the same account; without it the key of this request is revoked. */
+  keyId?: number;
+}
+
+@injectable()
+export class RevokeKey {
+  constructor(
+    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ principal, keyId }: RevokeKeyInput): Promise<ApiKey> {
+    const id = keyId ?? principal.keyId;
+    if (!(Number.isSafeInteger(id) && id > 0))
+      throw new InvalidInput('key id must be a positive whole number');
+    const now = this.clock.now();
+    return this.unitOfWork.run(async (tx) => {
+      const key = await tx.keys.findById(id);
+      // Another account's key reads as missing, so ids of others' keys cannot be probed; a key
+      // already revoked or expired is no longer one of the account's keys either.
+      if (key === null || key.accountId !== principal.accountId || !isActive(key, now)) {
+        throw new NotFound(`key ${id} not found`);
+      }
+      const revoked = await tx.keys.revoke(id, now);
+      await tx.audit.record([
+        {
+          actorAccountId: principal.accountId,
+          actorKeyId: principal.keyId,
+          action: 'key.revoke',
+          subjectType: 'api_key',
+          subjectId: id,
+          field: null,
+          oldValue: null,
+          newValue: null,
+        },
+      ]);
+      return revoked;
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import { inject, injectable } from 'inversify';
+import { InvalidInput, NotFound } from '../../domain/errors';
+import { isVisible, type Person } from '../../domain/person';
+import type { Clock } from '../ports/clock';
+import type { PersonRepository } from '../ports/person-repository';
+import { TYPES } from '../ports/tokens';
+import { type Principal, requirePermission } from '../principal';
+
+export interface GetPersonInput {
+  principal: Principal;
+  id: number;
+}
+
+export interface GetPersonOutput {
+  today: string;
+  person: Person;
+}
+
+@injectable()
+export class GetPerson {
+  constructor(
+    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ principal, id }: GetPersonInput): Promise<GetPersonOutput> {
+    requirePermission(principal, 'read');
+    if (!(Number.isSafeInteger(id) && id > 0)) throw new InvalidInput('id must be a positive whole number');
+    const person = await this.people.findById(id);
+    // An admin answers exactly like a missing person, so the API does not reveal who is an admin.
+    if (person === null || !isVisible(person)) throw new NotFound(`person ${id} not found`);
+    return { today: this.clock.today(), person };
+  }
+}
