@@ -1,0 +1,120 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Container } from 'inversify';
+import { AuthenticateKey } from '../application/keys/authenticate-key';
+import type { Principal } from '../application/principal';
+import { Forbidden, Unauthenticated } from '../domain/errors';
+
+export const REALM = 'membership-directory';
+
+const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
+const BASIC_CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
+
+// RFC 6750 b64token: the characters a bearer token may have. Anything else (a quote, a comma,
+// a second word) is not a token we could ever have issued.
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+// RFC 7617: the credentials are one base64 word; padding only at the end, length a multiple of 4.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** "<scheme> <value>" with exactly one space between, or null when the header has another shape. */
+function splitAuthorization(header: string): { scheme: string; value: string } | null {
+  const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+\-.^_`|~]*) ([^ ]+)$/.exec(header);
+  return match ? { scheme: match[1], value: match[2] } : null;
+}
+
+function schemeOf(header: string): string {
+  return header.split(' ', 1)[0];
+}
+
+function refuseBearer(res: Response, message: string, tokenPresented: boolean): Unauthenticated {
+  res.setHeader(
+    'WWW-Authenticate',
+    tokenPresented ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE,
+  );
+  return new Unauthenticated(message);
+}
+
+/** The token of an `Authorization: Bearer <token>` header; throws Unauthenticated for anything else. */
+function bearerToken(req: Request, res: Response): string {
+  const header = req.headers.authorization;
+  if (header === undefined || header.trim() === '') throw refuseBearer(res, 'missing bearer token', false);
+  if (schemeOf(header.trim()).toLowerCase() !== 'bearer') {
+    throw refuseBearer(res, 'authorization scheme must be Bearer', false);
+  }
+  const parts = splitAuthorization(header);
+  if (parts === null || !B64TOKEN.test(parts.value)) throw refuseBearer(res, 'malformed bearer token', true);
+  return parts.value;
+}
+
+/**
+ * Authenticates the request by its bearer token. On success `res.locals.principal` holds who is
+ * calling and `res.locals.keyId` the key used (read by the request log). Every refusal carries the
+ * `WWW-Authenticate` challenge, set on the response before the error travels on so that the error
+ * handler keeps it.
+ */
+export function bearerAuth(container: Container): RequestHandler {
+  return async (req, res, next) => {
+    const token = bearerToken(req, res);
+    let principal: Principal;
+    try {
+      principal = await container.get(AuthenticateKey).execute({ token });
+    } catch (error) {
+      if (error instanceof Unauthenticated) refuseBearer(res, error.message, true);
+      throw error;
+    }
+    res.locals.principal = principal;
+    res.locals.keyId = principal.keyId;
+    next();
+  };
+}
+
+/** The principal set by bearerAuth; a route that reads it without bearerAuth before it is a bug. */
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (principal === undefined) throw new Error('bearerAuth must run before this handler');
+  return principal;
+}
+
+/**
+ * A key without the permission an endpoint needs is answered 401 (as the interface document
+ * says) with the RFC 6750 challenge for it. Mounted after the bearer routes, before the error
+ * handler.
+ */
+export const insufficientScopeChallenge: ErrorRequestHandler = (error, _req, res, next) => {
+  if (error instanceof Forbidden && !res.headersSent) {
+    res.setHeader('WWW-Authenticate', `${BEARER_CHALLENGE}, error="insufficient_scope"`);
+  }
+  next(error);
+};
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The username and password of an `Authorization: Basic base64(username:password)` header. The
+ * username ends at the first colon (it may not contain one); the password may. Throws
+ * Unauthenticated for a missing or malformed header; `basicChallenge` adds the challenge to the 401.
+ */
+export function basicCredentials(req: Request): { username: string; password: string } {
+  const header = req.headers.authorization;
+  if (header === undefined || header.trim() === '') throw new Unauthenticated('missing basic credentials');
+  if (schemeOf(header.trim()).toLowerCase() !== 'basic') {
+    throw new Unauthenticated('authorization scheme must be Basic');
+  }
+  const parts = splitAuthorization(header);
+  if (parts === null || !BASE64.test(parts.value)) throw new Unauthenticated('malformed basic credentials');
+  let decoded: string;
+  try {
+    decoded = UTF8.decode(Buffer.from(parts.value, 'base64'));
+  } catch {
+    throw new Unauthenticated('malformed basic credentials: not UTF-8');
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new Unauthenticated('malformed basic credentials: expected username:password');
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Adds the Basic challenge to every 401 of a Basic route: malformed credentials or a wrong password. */
+export const basicChallenge: ErrorRequestHandler = (error, _req, res, next) => {
+  if (error instanceof Unauthenticated && !res.headersSent)
+    res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
+  next(error);
+};
