@@ -9,7 +9,9 @@ import type { ApiKey } from '../domain/api-key';
 import { InvalidInput } from '../domain/errors';
 import { mapApiKey } from './api-key.mapper';
 import { basicChallenge, basicCredentials, bearerAuth, principalOf } from './authentication';
+import { acceptBody } from './body-parsing';
 import { parseIssueKeyBody } from './keys-issue-body';
+import { methodNotAllowed } from './method-not-allowed';
 
 function clientAddress(req: Request): string {
   // req.ip honours the app's `trust proxy` setting; the socket address is the fallback for a
@@ -34,6 +36,7 @@ export function keysRouter(container: Container): express.Router {
 
   router.post(
     '/keys',
+    acceptBody('json'),
     async (req: Request, res: Response) => {
       const { username, password } = basicCredentials(req);
       const body = await parseIssueKeyBody(req.body);
@@ -66,5 +69,7 @@ export function keysRouter(container: Container): express.Router {
     res.json(masked(key));
   });
 
+  router.all('/keys', methodNotAllowed('GET', 'POST', 'DELETE'));
+  router.all('/keys/:id', methodNotAllowed('DELETE'));
   return router;
 }
