@@ -1,0 +1,60 @@
+import type { Account } from '../../domain/account';
+import type { ApiKey } from '../../domain/api-key';
+import type { AuditEntry } from '../../domain/audit-entry';
+import type { Club } from '../../domain/club';
+import type { Person } from '../../domain/person';
+
+export type StoredCredentials = Omit<Account, 'personId' | 'role'>;
+
+export interface StoredPerson extends Person {
+  account: StoredCredentials | null;
+}
+
+export interface StoredKey extends ApiKey {
+  tokenHash: string;
+}
+
+interface State {
+  people: Map<number, StoredPerson>;
+  keys: Map<number, StoredKey>;
+  audit: AuditEntry[];
+  clubs: Map<string, Club>;
+  nextId: { person: number; contact: number; membership: number; club: number; key: number; audit: number };
+}
+
+function emptyState(): State {
+  return {
+    people: new Map(),
+    keys: new Map(),
+    audit: [],
+    clubs: new Map(),
+    nextId: { person: 1, contact: 1, membership: 1, club: 1, key: 1, audit: 1 },
+  };
+}
+
+/** The rows every in-memory adapter shares, with a snapshot to undo a failed unit of work. */
+export class InMemoryStore {
+  state: State = emptyState();
+
+  id(kind: keyof State['nextId']): number {
+    return this.state.nextId[kind]++;
+  }
+
+  snapshot(): State {
+    return structuredClone(this.state);
+  }
+
+  restore(snapshot: State): void {
+    this.state = snapshot;
+  }
+}
+
+/** Callers get copies: changing a returned object must not change the store, as with a database. */
+export function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+export function toPerson(stored: StoredPerson): Person {
+  const { account: _account, ...person } = stored;
+  return copy(person);
+}

@@ -1,0 +1,31 @@
+import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { InMemoryStore } from './in-memory-store';
+
+/**
+ * Units run one after another (a promise chain), which stands in for the database's locks; a
+ * unit that throws is undone by restoring the snapshot taken when it began.
+ */
+export class InMemoryUnitOfWork implements UnitOfWork {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: InMemoryStore,
+    private readonly transaction: Transaction,
+  ) {}
+
+  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const result = this.queue.then(() => this.runNow(work));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async runNow<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const snapshot = this.store.snapshot();
+    try {
+      return await work(this.transaction);
+    } catch (error) {
+      this.store.restore(snapshot);
+      throw error;
+    }
+  }
+}
