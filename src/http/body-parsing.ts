@@ -1,0 +1,77 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { InvalidInput } from '../domain/errors';
+import { HttpError } from './http-error';
+
+const BODY_LIMIT = '16kb';
+
+// Keys that could reach Object.prototype through a later spread or assignment.
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const bodyLengths = new WeakMap<Request, number>();
+
+function remember(req: Request, _res: unknown, buffer: Buffer): void {
+  bodyLengths.set(req, buffer.length);
+}
+
+/** Whether the client sent a non-empty body that one of the parsers read. */
+export function hasParsedBody(req: Request): boolean {
+  return (bodyLengths.get(req) ?? 0) > 0;
+}
+
+function sendsBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function findForbiddenKey(value: unknown, depth = 0): string | null {
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return key;
+    const nested = findForbiddenKey((value as Record<string, unknown>)[key], depth + 1);
+    if (nested !== null) return nested;
+  }
+  return null;
+}
+
+/**
+ * JSON and form bodies up to 16 KiB. Only a JSON object is a valid body here (never an array or a
+ * bare value), and keys that name prototype machinery are refused outright rather than dropped, so
+ * that no later spread can pollute a prototype and no filter is silently widened.
+ */
+export function bodyParsers(): RequestHandler[] {
+  const guard: RequestHandler = (req, _res, next) => {
+    if (!hasParsedBody(req)) return next();
+    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+      return next(new InvalidInput('the request body must be a JSON object'));
+    }
+    const forbidden = findForbiddenKey(req.body);
+    if (forbidden !== null) return next(new InvalidInput(`the key "${forbidden}" is not allowed`));
+    next();
+  };
+  return [
+    express.json({ limit: BODY_LIMIT, strict: true, verify: remember }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100, verify: remember }),
+    guard,
+  ];
+}
+
+export type BodyType = 'json' | 'form';
+
+const MEDIA_TYPES: Record<BodyType, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+};
+
+/**
+ * For a route that takes a body: a body of any other media type is refused with 415 instead of
+ * being ignored as if nothing had been sent.
+ */
+export function acceptBody(...types: BodyType[]): RequestHandler {
+  const accepted = types.map((type) => MEDIA_TYPES[type]);
+  return (req, _res, next) => {
+    if (!sendsBody(req) || accepted.some((type) => req.is(type))) return next();
+    // RFC 5789: a 415 to a PATCH says which media types the resource accepts.
+    const headers: Record<string, string> =
+      req.method === 'PATCH' ? { 'Accept-Patch': accepted.join(', ') } : {};
+    next(new HttpError(415, `the request body must be ${accepted.join(' or ')}`, headers));
+  };
+}

@@ -1,0 +1,112 @@
+import type { ErrorRequestHandler } from 'express';
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  InvalidInput,
+  NotFound,
+  PreconditionFailed,
+  TooManyAttempts,
+  Unauthenticated,
+  Unavailable,
+} from '../domain/errors';
+import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
+import { HttpError } from './http-error';
+
+export const BEARER_CHALLENGE = 'Bearer realm="membership-directory"';
+
+interface Answer {
+  status: number;
+  messages: string[];
+  headers?: Record<string, string>;
+}
+
+function domainStatus(error: DomainError): number {
+  if (error instanceof InvalidInput) return 400;
+  if (error instanceof NotFound) return 404;
+  if (error instanceof Conflict) return 409;
+  // The interface document answers 401 both for failed authentication and for a missing permission.
+  if (error instanceof Unauthenticated || error instanceof Forbidden) return 401;
+  if (error instanceof PreconditionFailed) return 412;
+  if (error instanceof TooManyAttempts) return 429;
+  if (error instanceof Unavailable) return 503;
+  return 500;
+}
+
+/** body-parser reports its failures as http-errors with a `type`; their messages stay server-side. */
+function bodyParserAnswer(error: { type?: unknown; status?: unknown }): Answer | null {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return { status: 400, messages: ['the request body is not valid JSON'] };
+    case 'entity.too.large':
+      return { status: 413, messages: ['the request body is larger than 16 KiB'] };
+    case 'encoding.unsupported':
+      return { status: 415, messages: ['the request body has an unsupported Content-Encoding'] };
+    case 'charset.unsupported':
+      return { status: 415, messages: ['the request body must be encoded as UTF-8'] };
+    case 'request.aborted':
+      return { status: 400, messages: ['the request body was not received completely'] };
+    case 'request.size.invalid':
+      return { status: 400, messages: ['the request body does not match its Content-Length'] };
+    case 'parameters.too.many':
+      return { status: 413, messages: ['the request body has too many parameters'] };
+    case 'stream.encoding.set':
+    case 'stream.not.readable':
+      return null;
+    default:
+      return typeof error.type === 'string' && error.status === 400
+        ? { status: 400, messages: ['the request body could not be read'] }
+        : null;
+  }
+}
+
+function answerFor(error: unknown): Answer | null {
+  if (error instanceof HttpError)
+    return { status: error.status, messages: error.messages, headers: error.headers };
+  if (error instanceof TooManyAttempts) {
+    return {
+      status: 429,
+      messages: error.messages,
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
+    };
+  }
+  if (error instanceof Unavailable)
+    return { status: 503, messages: ['the database is unavailable; try again'] };
+  if (error instanceof DomainError) {
+    const status = domainStatus(error);
+    return status === 500 ? null : { status, messages: error.messages };
+  }
+  if (isDatabaseUnavailable(error))
+    return { status: 503, messages: ['the database is unavailable; try again'] };
+  if (error !== null && typeof error === 'object' && 'type' in error) return bodyParserAnswer(error);
+  return null;
+}
+
+/**
+ * The one place where failures become HTTP answers. Only messages written for clients leave the
+ * process; anything unexpected is logged with its request id and answered with a bare 500.
+ */
+// Express recognises an error middleware by its four parameters, hence the unused `_next`.
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  if (res.headersSent) {
+    // Half an answer is already on the wire: appending an error would corrupt it.
+    req.log?.error({ err: error }, 'request failed after the response started');
+    res.destroy();
+    return;
+  }
+  const answer = answerFor(error);
+  if (answer === null) {
+    req.log?.error({ err: error }, 'unexpected error');
+    res.status(500).json({ errors: ['internal server error'] });
+    return;
+  }
+  if (answer.status >= 500) req.log?.warn({ err: error }, 'request answered with a server error');
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  if (answer.status === 401 && !res.getHeader('WWW-Authenticate')) {
+    res.setHeader(
+      'WWW-Authenticate',
+      error instanceof Forbidden ? `${BEARER_CHALLENGE}, error="insufficient_scope"` : BEARER_CHALLENGE,
+    );
+  }
+  res.status(answer.status).json({ errors: answer.messages });
+};

@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import type { Container } from 'inversify';
+import { APP } from '../container';
+import type { Database } from '../infrastructure/persistence/database';
+import { HttpError } from './http-error';
+import { methodNotAllowed } from './method-not-allowed';
+
+const READINESS_TIMEOUT_MS = 2000;
+
+async function databaseAnswers(database: Database): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
+  });
+  const query = database.dataSource.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([query, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Probes for orchestrators: liveness never touches the database, readiness always does. */
+export function healthRouter(container: Container): Router {
+  const database = container.get<Database>(APP.Database);
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.all('/healthz', methodNotAllowed('GET'));
+  router.get('/readyz', async (_req, res) => {
+    if (!(await databaseAnswers(database))) throw new HttpError(503, 'the database is unavailable');
+    res.json({ status: 'ok' });
+  });
+  router.all('/readyz', methodNotAllowed('GET'));
+  return router;
+}
