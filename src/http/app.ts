@@ -1,0 +1,44 @@
+import express from 'express';
+import helmet from 'helmet';
+import type { Container } from 'inversify';
+import type { Logger } from 'pino';
+import { APP } from '../container';
+import type { Config } from '../config';
+import { bodyParsers } from './body-parsing';
+import { errorHandler } from './error-handler';
+import { healthRouter } from './health.routes';
+import { HttpError } from './http-error';
+import { keysRouter } from './keys.routes';
+import { peopleRouter } from './people.routes';
+import { requestId } from './request-id';
+import { requestLogger } from './request-logger';
+
+/** The Express app over a container built by createContainer; no listening, so tests run it in-process. */
+export function createApp(container: Container): express.Express {
+  const config = container.get<Config>(APP.Config);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  // Answers are built per request (and ETags by the people routes), never Express's weak body hashes.
+  app.set('etag', false);
+
+  app.use(requestId);
+  app.use(requestLogger(container.get<Logger>(APP.Logger)));
+  app.use(helmet());
+  app.use((_req, res, next) => {
+    // People data is personal: no shared cache keeps it. Routes that support revalidation say so.
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(bodyParsers());
+
+  app.use(healthRouter(container));
+  app.use(peopleRouter(container));
+  app.use(keysRouter(container));
+
+  app.use((req, _res, next) => {
+    next(new HttpError(404, `no such endpoint: ${req.method} ${req.path}`));
+  });
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,111 @@
+import express, { type Request, type Response } from 'express';
+import type { Container } from 'inversify';
+import { GetPerson } from '../application/people/get-person';
+import { SearchPeople } from '../application/people/search-people';
+import { UpdatePerson } from '../application/people/update-person';
+import { InvalidInput, PreconditionFailed } from '../domain/errors';
+import type { Person } from '../domain/person';
+import { bearerAuth, principalOf } from './authentication';
+import { acceptBody } from './body-parsing';
+import { entityTag, noneMatch, versionsMatching } from './entity-tag';
+import { streamJsonArray } from './json-array-stream';
+import { methodNotAllowed } from './method-not-allowed';
+import { mapPerson } from './person.mapper';
+import { readSearchRequest, type SearchRequest } from './search-request';
+import { readPersonChanges } from './update-person-body';
+
+// Ids are PostgreSQL integers; "01", "1.5" or "1e3" name no person and are refused as malformed.
+const MAX_ID = 2_147_483_647;
+
+function personIdParam(req: Request): number {
+  const raw = String(req.params.id);
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > MAX_ID) {
+    throw new InvalidInput('id must be a positive integer');
+  }
+  return Number(raw);
+}
+
+function nextPageLink(req: Request, search: SearchRequest, nextAfter: number, limit: number): string {
+  const params = new URLSearchParams(search.filterParams);
+  params.set('limit', String(limit));
+  params.set('after', String(nextAfter));
+  return `<${req.baseUrl}${req.path}?${params}>; rel="next"`;
+}
+
+function sendPerson(res: Response, person: Person, today: string): void {
+  res.setHeader('ETag', entityTag(person.version, today));
+  // A client may keep a copy but must revalidate it (If-None-Match) before using it.
+  res.setHeader('Cache-Control', 'private, no-cache');
+  res.json(mapPerson(person, today));
+}
+
+/** GET /people, POST /people/search, GET and PATCH /people/:id. */
+export function peopleRouter(container: Container): express.Router {
+  const router = express.Router();
+  const bearer = bearerAuth(container);
+
+  async function search(req: Request, res: Response): Promise<void> {
+    const request = await readSearchRequest(req);
+    const { filter, limit, after } = request;
+    const output = await container
+      .get(SearchPeople)
+      .execute({ principal: principalOf(res), filter, limit, after });
+    const toJson = (person: Person) => mapPerson(person, output.today);
+    if (output.paged) {
+      if (output.nextAfter !== null && limit !== undefined) {
+        res.setHeader('Link', nextPageLink(req, request, output.nextAfter, limit));
+      }
+      res.json(output.people.map(toJson));
+      return;
+    }
+    if (req.method === 'HEAD') {
+      res.status(200).type('application/json; charset=utf-8').end();
+      return;
+    }
+    await streamJsonArray(res, output.people, toJson);
+  }
+
+  router.get('/people', acceptBody('json'), bearer, search);
+  router.all('/people', methodNotAllowed('GET'));
+  router.post('/people/search', acceptBody('json'), bearer, search);
+  router.all('/people/search', methodNotAllowed('POST'));
+
+  router.get('/people/:id', bearer, async (req: Request, res: Response) => {
+    const id = personIdParam(req);
+    const { person, today } = await container.get(GetPerson).execute({ principal: principalOf(res), id });
+    const tag = entityTag(person.version, today);
+    if (noneMatch(req.get('If-None-Match'), tag)) {
+      res.setHeader('ETag', tag);
+      res.setHeader('Cache-Control', 'private, no-cache');
+      res.status(304).end();
+      return;
+    }
+    sendPerson(res, person, today);
+  });
+
+  router.patch('/people/:id', acceptBody('json', 'form'), bearer, async (req: Request, res: Response) => {
+    const id = personIdParam(req);
+    const changes = await readPersonChanges(req.body);
+    const versions = versionsMatching(req.get('If-Match'));
+    const principal = principalOf(res);
+    const updatePerson = container.get(UpdatePerson);
+    if (versions === undefined) {
+      const { person, today } = await updatePerson.execute({ principal, id, changes });
+      sendPerson(res, person, today);
+      return;
+    }
+    // Several tags in If-Match: the update succeeds if any of them is current. Each attempt checks
+    // its version under the row lock, so a refused attempt writes nothing.
+    for (const expectedVersion of versions) {
+      try {
+        const { person, today } = await updatePerson.execute({ principal, id, changes, expectedVersion });
+        sendPerson(res, person, today);
+        return;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailed) || expectedVersion === versions.at(-1)) throw error;
+      }
+    }
+  });
+  router.all('/people/:id', methodNotAllowed('GET', 'PATCH'));
+  return router;
+}

@@ -1,0 +1,50 @@
+import { Type } from 'class-transformer';
+import { IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { CHAT_ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../domain/person';
+
+const STRING = { message: 'must be a string' };
+const NAME_SCHEMA = {
+  minLength: 1,
+  maxLength: NAME_MAX_LENGTH,
+  description: 'Trimmed; 1 to 100 characters, no control characters.',
+};
+
+/**
+ * The fields PATCH /people/:id may change. Types are checked here; the rules on the values
+ * (trimming, lengths, control characters) are the domain's, applied by UpdatePerson.
+ */
+export class PersonChangesDto {
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsString(STRING)
+  @JSONSchema(NAME_SCHEMA)
+  first_name?: string;
+
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsString(STRING)
+  @JSONSchema(NAME_SCHEMA)
+  last_name?: string;
+
+  // null (or "") clears the chat_id.
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsString({ message: 'must be a string or null' })
+  @JSONSchema({
+    type: ['string', 'null'],
+    maxLength: CHAT_ID_MAX_LENGTH,
+    description: 'null or "" clears it; unique across people.',
+  })
+  chat_id?: string | null;
+}
+
+export const CHANGE_KEYS = ['first_name', 'last_name', 'chat_id'] as const;
+
+/**
+ * The body of PATCH /people/:id in its nested form, `{"person": {...}}`. The interface document's
+ * flat form (`{"person[first_name]": ...}`, also as a form) is read into this shape first.
+ */
+export class UpdatePersonBodyDto {
+  @IsObject({ message: 'must be an object' })
+  @ValidateNested()
+  @Type(() => PersonChangesDto)
+  person!: PersonChangesDto;
+}

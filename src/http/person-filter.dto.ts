@@ -1,0 +1,72 @@
+import { IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../domain/person-filter';
+
+// Decorators are listed type check first: for a value of the wrong type only its message is shown.
+// Absent means "no filter on this field"; null is a value, and not a valid one.
+const unlessAbsent = () => ValidateIf((_object, value) => value !== undefined);
+
+const STRING = { message: 'must be a string' };
+const SHORT = { message: `must be at most ${FILTER_STRING_MAX_LENGTH} characters` };
+const BOOLEAN = { message: 'must be true or false' };
+
+/**
+ * PersonFilter as the API spells it: the JSON body of GET /people and POST /people/search, or the
+ * query string of GET /people. The one description of the filter; the OpenAPI schema comes from it.
+ */
+export class PersonFilterDto {
+  @unlessAbsent()
+  @IsString(STRING)
+  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  email?: string;
+
+  @unlessAbsent()
+  @IsString(STRING)
+  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  first_name?: string;
+
+  @unlessAbsent()
+  @IsString(STRING)
+  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  last_name?: string;
+
+  @unlessAbsent()
+  @IsString(STRING)
+  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  chat_id?: string;
+
+  @unlessAbsent()
+  @IsIn(['yes', 'no'], { message: 'must be "yes" or "no"' })
+  active?: 'yes' | 'no';
+
+  @unlessAbsent()
+  @IsBoolean(BOOLEAN)
+  has_chat?: boolean;
+
+  @unlessAbsent()
+  @IsBoolean(BOOLEAN)
+  has_planner?: boolean;
+}
+
+export const FILTER_KEYS = [
+  'email',
+  'first_name',
+  'last_name',
+  'chat_id',
+  'active',
+  'has_chat',
+  'has_planner',
+] as const;
+
+export const BOOLEAN_FILTER_KEYS: readonly string[] = ['has_chat', 'has_planner'];
+
+export function toPersonFilter(dto: PersonFilterDto): PersonFilter {
+  const filter: PersonFilter = {};
+  if (dto.email !== undefined) filter.email = dto.email;
+  if (dto.first_name !== undefined) filter.firstName = dto.first_name;
+  if (dto.last_name !== undefined) filter.lastName = dto.last_name;
+  if (dto.chat_id !== undefined) filter.chatId = dto.chat_id;
+  if (dto.active !== undefined) filter.active = dto.active;
+  if (dto.has_chat !== undefined) filter.hasChat = dto.has_chat;
+  if (dto.has_planner !== undefined) filter.hasPlanner = dto.has_planner;
+  return filter;
+}

@@ -1,0 +1,92 @@
+import type { Request } from 'express';
+import type { PersonFilter } from '../domain/person-filter';
+import { InvalidInput } from '../domain/errors';
+import { hasParsedBody } from './body-parsing';
+import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
+import { quoteName, toValidDto } from './validation';
+
+const PAGE_KEYS = ['limit', 'after'];
+const MAX_LIMIT = 1000;
+// Ids are PostgreSQL integers: a larger `after` could only be a mistake.
+const MAX_ID = 2_147_483_647;
+
+export interface SearchRequest {
+  filter: PersonFilter;
+  limit?: number;
+  after?: number;
+  /** The filter's query parameters as given, for the next-page link; empty when it came in a body. */
+  filterParams: [string, string][];
+}
+
+function singleValues(query: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (Array.isArray(value)) throw new InvalidInput(`${quoteName(key)} is given more than once`);
+    values[key] = String(value);
+  }
+  return values;
+}
+
+function wholeNumber(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]{1,10}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new InvalidInput(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return Number(raw);
+}
+
+// In a query string every value is text: only "true" and "false" are booleans.
+function queryBoolean(raw: string): boolean | string {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  return raw;
+}
+
+async function filterFromBody(body: unknown): Promise<PersonFilter> {
+  const plain = body as Record<string, unknown>;
+  const unknown = Object.keys(plain).filter((key) => !(FILTER_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new InvalidInput(
+      unknown.map((key) =>
+        PAGE_KEYS.includes(key)
+          ? `unknown key ${quoteName(key)} in the body; ${key} goes in the query string`
+          : `unknown key ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
+      ),
+    );
+  }
+  return toPersonFilter(await toValidDto(PersonFilterDto, plain));
+}
+
+/**
+ * The search a request asks for: the filter from the JSON body or from the query string (never
+ * both), and the page (`limit`, `after`) always from the query string.
+ */
+export async function readSearchRequest(req: Request): Promise<SearchRequest> {
+  const query = singleValues(req.query as Record<string, unknown>);
+  const limit = wholeNumber('limit', query.limit, 1, MAX_LIMIT);
+  const after = wholeNumber('after', query.after, 0, MAX_ID);
+  const filterParams = Object.entries(query).filter(([key]) => !PAGE_KEYS.includes(key));
+
+  if (hasParsedBody(req)) {
+    if (filterParams.length > 0) {
+      throw new InvalidInput('send the filter either in the body or in the query string, not both');
+    }
+    return { filter: await filterFromBody(req.body), limit, after, filterParams: [] };
+  }
+
+  const unknown = filterParams.filter(([key]) => !(FILTER_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new InvalidInput(
+      unknown.map(
+        ([key]) => `unknown query parameter ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
+      ),
+    );
+  }
+  const plain = Object.fromEntries(
+    filterParams.map(([key, value]) => [
+      key,
+      BOOLEAN_FILTER_KEYS.includes(key) ? queryBoolean(value) : value,
+    ]),
+  );
+  return { filter: toPersonFilter(await toValidDto(PersonFilterDto, plain)), limit, after, filterParams };
+}
