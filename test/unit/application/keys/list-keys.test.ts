@@ -1,0 +1,26 @@
+import { addAccount, principalOf } from '../../support/directory-fixtures';
+import { keysFixture } from './keys-fixture';
+
+describe('ListKeys', () => {
+  it("lists the account's active keys oldest first, leaving out revoked, expired and others' keys", async () => {
+    const { clock, directory, issueKey, listKeys } = keysFixture();
+    const ann = await addAccount(directory, { username: 'ann', password: 'pw' });
+    await addAccount(directory, { username: 'bob', password: 'pw' });
+    const login = { username: 'ann', password: 'pw', clientAddress: 'a' };
+
+    const first = (await issueKey.execute({ ...login, name: 'first' })).key;
+    clock.advance(1000);
+    const revoked = (await issueKey.execute({ ...login, name: 'revoked' })).key;
+    clock.advance(1000);
+    await issueKey.execute({ ...login, name: 'expiring', expiresInDays: 1 });
+    clock.advance(1000);
+    const last = (await issueKey.execute({ ...login, name: 'last' })).key;
+    await issueKey.execute({ username: 'bob', password: 'pw', clientAddress: 'a' });
+    await directory.keys.revoke(revoked.id, clock.now());
+    clock.advance(24 * 60 * 60 * 1000);
+
+    const keys = await listKeys.execute({ principal: principalOf(ann.personId, [], first.id) });
+    expect(keys.map((k) => k.name)).toEqual(['first', 'last']);
+    expect(keys.map((k) => k.id)).toEqual([first.id, last.id]);
+  });
+});

@@ -1,0 +1,106 @@
+import { SearchPeople } from '../../../../src/application/people/search-people';
+import { Forbidden, InvalidInput } from '../../../../src/domain/errors';
+import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
+import { addPerson, collect, principalOf } from '../../support/directory-fixtures';
+import { FakeClock } from '../../support/fake-clock';
+
+function setup() {
+  const clock = new FakeClock('2025-03-15T12:00:00Z');
+  const directory = new InMemoryDirectory(clock);
+  return { clock, directory, search: new SearchPeople(directory.people, clock) };
+}
+
+const reader = principalOf(1, ['read']);
+
+describe('SearchPeople', () => {
+  it('without a limit streams every visible match by id and leaves admins out', async () => {
+    const { directory, search } = setup();
+    const ann = await addPerson(directory, { lastName: 'Smith' });
+    await addPerson(directory, { lastName: 'Smith', role: 'admin' });
+    const bob = await addPerson(directory, { lastName: 'Smithers' });
+    await addPerson(directory, { lastName: 'Jones' });
+
+    const result = await search.execute({ principal: reader, filter: { lastName: 'smith' } });
+
+    expect(result.paged).toBe(false);
+    expect(result.today).toBe('2025-03-15');
+    const people = result.paged ? result.people : await collect(result.people);
+    expect(people.map((p) => p.id)).toEqual([ann.id, bob.id]);
+  });
+
+  it('with a limit returns one page and the id to continue after when more remain', async () => {
+    const { directory, search } = setup();
+    const people = [];
+    for (let i = 0; i < 5; i++) people.push(await addPerson(directory));
+
+    const first = await search.execute({ principal: reader, filter: {}, limit: 2 });
+    if (!first.paged) throw new Error('expected a page');
+    expect(first.people.map((p) => p.id)).toEqual([people[0].id, people[1].id]);
+    expect(first.nextAfter).toBe(people[1].id);
+
+    const last = await search.execute({ principal: reader, filter: {}, limit: 2, after: people[3].id });
+    if (!last.paged) throw new Error('expected a page');
+    expect(last.people.map((p) => p.id)).toEqual([people[4].id]);
+    expect(last.nextAfter).toBeNull();
+  });
+
+  it('gives no next page when the page is exactly full and nothing remains', async () => {
+    const { directory, search } = setup();
+    await addPerson(directory);
+    await addPerson(directory);
+    const page = await search.execute({ principal: reader, filter: {}, limit: 2 });
+    expect(page.paged && page.nextAfter).toBeNull();
+  });
+
+  it('pages past an admin without counting it', async () => {
+    const { directory, search } = setup();
+    const ann = await addPerson(directory);
+    await addPerson(directory, { role: 'admin' });
+    const bob = await addPerson(directory);
+    const page = await search.execute({ principal: reader, filter: {}, limit: 1, after: ann.id });
+    expect(page.paged && page.people.map((p) => p.id)).toEqual([bob.id]);
+    expect(page.paged && page.nextAfter).toBeNull();
+  });
+
+  it('decides "active" by the clock\'s today', async () => {
+    const { directory, search } = setup();
+    const current = await addPerson(directory, {
+      memberships: [{ club: 'Astro', kind: null, startDate: '2025-01-01', endDate: '2025-03-15' }],
+    });
+    await addPerson(directory, {
+      memberships: [{ club: 'Astro', kind: null, startDate: '2024-01-01', endDate: '2025-03-14' }],
+    });
+    const page = await search.execute({ principal: reader, filter: { active: 'yes' }, limit: 10 });
+    expect(page.paged && page.people.map((p) => p.id)).toEqual([current.id]);
+  });
+
+  it.each([0, 1001, 1.5, Number.NaN])('refuses limit %p, naming the field', async (limit) => {
+    const { search } = setup();
+    const attempt = search.execute({ principal: reader, filter: {}, limit });
+    await expect(attempt).rejects.toThrow(InvalidInput);
+    await expect(attempt).rejects.toThrow(/limit/);
+  });
+
+  it.each([-1, 2.5])('refuses after %p, naming the field', async (after) => {
+    const { search } = setup();
+    await expect(search.execute({ principal: reader, filter: {}, after })).rejects.toThrow(/after/);
+  });
+
+  it('accepts the edges of the limit range', async () => {
+    const { directory, search } = setup();
+    await addPerson(directory);
+    await expect(search.execute({ principal: reader, filter: {}, limit: 1 })).resolves.toMatchObject({
+      paged: true,
+    });
+    await expect(search.execute({ principal: reader, filter: {}, limit: 1000 })).resolves.toMatchObject({
+      paged: true,
+    });
+  });
+
+  it('refuses a key without the read permission', async () => {
+    const { search } = setup();
+    await expect(search.execute({ principal: principalOf(1, ['write']), filter: {} })).rejects.toThrow(
+      Forbidden,
+    );
+  });
+});

@@ -1,0 +1,164 @@
+import { UpdatePerson } from '../../../../src/application/people/update-person';
+import {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  NotFound,
+  PreconditionFailed,
+} from '../../../../src/domain/errors';
+import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
+import { addPerson, principalOf } from '../../support/directory-fixtures';
+import { FakeClock } from '../../support/fake-clock';
+
+function setup() {
+  const clock = new FakeClock('2025-03-15T12:00:00Z');
+  const directory = new InMemoryDirectory(clock);
+  return { clock, directory, update: new UpdatePerson(directory.unitOfWork, clock) };
+}
+
+const writer = principalOf(7, ['read', 'write'], 42);
+
+describe('UpdatePerson', () => {
+  it('changes the given fields, trims names, bumps the version and returns the person', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { firstName: 'Ann', lastName: 'Lee' });
+
+    const result = await update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: '  Anne ', chatId: 'ann#1' },
+    });
+
+    expect(result.today).toBe('2025-03-15');
+    expect(result.person).toMatchObject({ firstName: 'Anne', lastName: 'Lee', chatId: 'ann#1', version: 2 });
+    expect(await directory.people.findById(ann.id)).toMatchObject({ firstName: 'Anne', version: 2 });
+  });
+
+  it('writes one audit entry per changed field with who, old and new value', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { firstName: 'Ann', lastName: 'Lee', chatId: 'old' });
+
+    await update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: 'Anne', lastName: 'Lee', chatId: null },
+    });
+
+    const entries = await directory.audit.list({ personId: ann.id });
+    const byField = Object.fromEntries(entries.map((e) => [e.field, e]));
+    expect(entries).toHaveLength(2);
+    expect(byField.first_name).toMatchObject({
+      action: 'person.update',
+      subjectType: 'person',
+      subjectId: ann.id,
+      actorAccountId: 7,
+      actorKeyId: 42,
+      oldValue: 'Ann',
+      newValue: 'Anne',
+    });
+    expect(byField.chat_id).toMatchObject({ oldValue: 'old', newValue: null });
+  });
+
+  it('treats an empty chat_id as clearing it', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { chatId: 'x' });
+    const result = await update.execute({ principal: writer, id: ann.id, changes: { chatId: '' } });
+    expect(result.person.chatId).toBeNull();
+  });
+
+  it('answers with the unchanged person, no new version and no audit entry when nothing changes', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { firstName: 'Ann' });
+    const result = await update.execute({ principal: writer, id: ann.id, changes: { firstName: ' Ann ' } });
+    expect(result.person).toMatchObject({ firstName: 'Ann', version: 1 });
+    expect(await directory.audit.list({ personId: ann.id })).toEqual([]);
+  });
+
+  it('refuses a body with no field at all', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory);
+    await expect(update.execute({ principal: writer, id: ann.id, changes: {} })).rejects.toThrow(
+      InvalidInput,
+    );
+  });
+
+  it('names every bad field as the API does', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory);
+    const attempt = update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: '', lastName: 5, chatId: 'x'.repeat(65) },
+    });
+    await expect(attempt).rejects.toMatchObject({
+      messages: [
+        'first_name must not be empty',
+        'last_name must be a string',
+        'chat_id must be at most 64 characters',
+      ],
+    });
+  });
+
+  it('refuses a chat_id another person uses and leaves the person as it was', async () => {
+    const { directory, update } = setup();
+    await addPerson(directory, { chatId: 'taken' });
+    const ann = await addPerson(directory, { firstName: 'Ann' });
+    await expect(
+      update.execute({ principal: writer, id: ann.id, changes: { firstName: 'Anne', chatId: 'taken' } }),
+    ).rejects.toThrow(Conflict);
+    expect(await directory.people.findById(ann.id)).toMatchObject({
+      firstName: 'Ann',
+      chatId: null,
+      version: 1,
+    });
+    expect(await directory.audit.list({ personId: ann.id })).toEqual([]);
+  });
+
+  it('lets a person keep its own chat_id while changing a name', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { chatId: 'mine' });
+    const result = await update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: 'Anne', chatId: 'mine' },
+    });
+    expect(result.person).toMatchObject({ firstName: 'Anne', chatId: 'mine', version: 2 });
+  });
+
+  it('refuses a stale expected version and accepts the current one', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory);
+    await update.execute({ principal: writer, id: ann.id, changes: { firstName: 'A' } });
+
+    await expect(
+      update.execute({ principal: writer, id: ann.id, changes: { firstName: 'B' }, expectedVersion: 1 }),
+    ).rejects.toThrow(PreconditionFailed);
+    const result = await update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: 'B' },
+      expectedVersion: 2,
+    });
+    expect(result.person).toMatchObject({ firstName: 'B', version: 3 });
+  });
+
+  it('answers an admin and a missing person alike', async () => {
+    const { directory, update } = setup();
+    const admin = await addPerson(directory, { role: 'admin', firstName: 'Root' });
+    await expect(
+      update.execute({ principal: writer, id: admin.id, changes: { firstName: 'X' } }),
+    ).rejects.toThrow(new NotFound(`person ${admin.id} not found`));
+    await expect(update.execute({ principal: writer, id: 999, changes: { firstName: 'X' } })).rejects.toThrow(
+      new NotFound('person 999 not found'),
+    );
+    expect(await directory.people.findById(admin.id)).toMatchObject({ firstName: 'Root' });
+  });
+
+  it('refuses a key without the write permission', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory);
+    await expect(
+      update.execute({ principal: principalOf(1, ['read']), id: ann.id, changes: { firstName: 'X' } }),
+    ).rejects.toThrow(Forbidden);
+  });
+});

@@ -1,0 +1,42 @@
+import bcrypt from 'bcrypt';
+import { BcryptPasswordHasher } from '../../../../src/infrastructure/security/bcrypt-password-hasher';
+
+describe('BcryptPasswordHasher', () => {
+  const hasher = new BcryptPasswordHasher(4);
+
+  it('hashes with bcrypt at the configured cost and never keeps the password', async () => {
+    const hash = await hasher.hash('correct horse');
+    expect(hash).toMatch(/^\$2[aby]\$04\$/);
+    expect(hash).not.toContain('correct horse');
+  });
+
+  it('accepts the right password and refuses a wrong one', async () => {
+    const hash = await hasher.hash('correct horse');
+    await expect(hasher.verify('correct horse', hash)).resolves.toBe(true);
+    await expect(hasher.verify('correct hors', hash)).resolves.toBe(false);
+  });
+
+  it('answers false for an unknown user (no hash) after a real comparison', async () => {
+    await expect(hasher.verify('anything', null)).resolves.toBe(false);
+    await expect(hasher.verify('', null)).resolves.toBe(false);
+  });
+
+  it('compares an unknown user against a dummy hash of the same cost, so both take as long', async () => {
+    const compare = jest.spyOn(bcrypt, 'compare');
+    try {
+      await hasher.verify('guess', null);
+      await hasher.verify('guess', null);
+      expect(compare).toHaveBeenCalledTimes(2);
+      const dummies = compare.mock.calls.map((call) => call[1]);
+      expect(dummies[0]).toMatch(/^\$2[aby]\$04\$/);
+      // Computed once, not on every unknown user.
+      expect(dummies[1]).toBe(dummies[0]);
+    } finally {
+      compare.mockRestore();
+    }
+  });
+
+  it('refuses every password against a stored value that is not a bcrypt hash', async () => {
+    await expect(hasher.verify('x', 'not-a-hash')).resolves.toBe(false);
+  });
+});

@@ -1,0 +1,26 @@
+import type { Clock } from '../../../src/application/ports/clock';
+
+/** A clock that moves only when told; today is the UTC date of now. */
+export class FakeClock implements Clock {
+  private current: Date;
+
+  constructor(start = '2025-03-15T12:00:00Z') {
+    this.current = new Date(start);
+  }
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  today(): string {
+    return this.current.toISOString().slice(0, 10);
+  }
+
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+
+  set(iso: string): void {
+    this.current = new Date(iso);
+  }
+}
