@@ -1,0 +1,129 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { PersonRepository } from './application/ports/person-repository';
+import { TYPES } from './application/ports/tokens';
+import { type Config, ConfigError, loadConfig } from './config';
+import { APP, createContainer } from './container';
+import { Unavailable } from './domain/errors';
+import { createApp } from './http/app';
+import { type Database, migrate, openDatabase } from './infrastructure/persistence/database';
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+const RECOMMENDED_BCRYPT_COST = 12;
+
+/** Expected start-up failures are told in one line; anything else keeps its stack for the operator. */
+function fail(message: string, error?: unknown): never {
+  process.stderr.write(`${message}\n`);
+  if (error !== undefined) process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+}
+
+function describeDatabase(config: Config): string {
+  return config.databaseUrl === null
+    ? `embedded PostgreSQL in ${config.dataDir}`
+    : 'PostgreSQL at DATABASE_URL';
+}
+
+/**
+ * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close the database, exit 0.
+ * A second signal, or requests still running after 10 s, end the process with 1.
+ */
+function shutDownOnSignals(server: Server, database: Database, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    setTimeout(() => {
+      logger.error('requests still running after 10 s: exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    // Keep-alive connections between requests would hold server.close() open; closing the idle
+    // ones repeatedly also catches those whose last request finishes during the shutdown.
+    const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(idleSweep);
+      database.close().then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'closing the database failed');
+          process.exit(1);
+        },
+      );
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
+    throw error;
+  }
+
+  let database: Database;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.databaseUrl === null ? config.dataDir : undefined,
+    });
+  } catch (error) {
+    if (error instanceof Unavailable)
+      fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
+    fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);
+  }
+
+  const container = createContainer(config, database);
+  const logger = container.get<Logger>(APP.Logger);
+  if (config.bcryptCost < RECOMMENDED_BCRYPT_COST) {
+    logger.warn(
+      { bcryptCost: config.bcryptCost },
+      `BCRYPT_COST is below ${RECOMMENDED_BCRYPT_COST}: passwords are cheaper to guess; use this only for tests`,
+    );
+  }
+
+  try {
+    const applied = await migrate(database);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    const people = await container.get<PersonRepository>(TYPES.PersonRepository).count();
+    if (people === 0) {
+      logger.warn(
+        'The directory is empty: run `npm run cli -- demo` for demo data, or `npm run cli -- import FILE`',
+      );
+    }
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    if (error instanceof Unavailable)
+      fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
+    fail('start-up failed: preparing the database failed', error);
+  }
+
+  const server = createApp(container).listen(config.port);
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message;
+    database.close().finally(() => fail(`start-up failed: cannot listen: ${reason}`));
+  });
+  server.once('listening', () => {
+    const { port } = server.address() as AddressInfo;
+    logger.info(
+      { port, database: database.kind },
+      `Membership Directory listening on http://localhost:${port}`,
+    );
+  });
+  shutDownOnSignals(server, database, logger);
+}
+
+main().catch((error: unknown) => fail('start-up failed', error));
