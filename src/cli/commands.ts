@@ -1,0 +1,29 @@
+import type { Command } from './command';
+import { accountsCreate } from './commands/accounts-create';
+import { accountsDisable } from './commands/accounts-disable';
+import { accountsEnable } from './commands/accounts-enable';
+import { accountsGrant } from './commands/accounts-grant';
+import { accountsList } from './commands/accounts-list';
+import { accountsPassword } from './commands/accounts-password';
+import { accountsRevoke } from './commands/accounts-revoke';
+import { auditCommand } from './commands/audit';
+import { demoCommand } from './commands/demo';
+import { exportCommand } from './commands/export';
+import { importCommand } from './commands/import';
+import { migrateCommand } from './commands/migrate';
+
+/** Every command of the tool, in the order the help lists them. */
+export const COMMANDS: Command[] = [
+  accountsCreate,
+  accountsGrant,
+  accountsRevoke,
+  accountsPassword,
+  accountsDisable,
+  accountsEnable,
+  accountsList,
+  importCommand,
+  exportCommand,
+  demoCommand,
+  migrateCommand,
+  auditCommand,
+];

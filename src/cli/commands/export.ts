@@ -1,0 +1,74 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ExportPeople } from '../../application/people/export-people';
+import { CliFailure } from '../cli-errors';
+import type { Command } from '../command';
+import { printLine, writeText } from '../write-text';
+import { describeFileError } from './file-errors';
+
+// Records are gathered into chunks of about this size before a write: fewer, larger writes.
+const CHUNK_CHARACTERS = 64 * 1024;
+
+export const exportCommand: Command = {
+  path: ['export'],
+  summary: 'export every person to a JSON file (or standard output)',
+  usage: '[FILE]',
+  description: [
+    'Writes every person, admins included, as a JSON array in the format `import` reads, one',
+    'person a line, to FILE or to standard output. Importing the file into an empty directory',
+    'gives the same directory back. Accounts and keys are not exported.',
+  ].join('\n'),
+  options: {},
+  positionals: [{ name: 'FILE', optional: true }],
+  database: 'migrated',
+  async run({ io, positionals: [file], container }) {
+    const exportPeople = container.get(ExportPeople);
+    if (file === undefined) {
+      await writeArray(io.stdout, (write) => exportPeople.execute({ write }));
+      return;
+    }
+    // Written beside the target and renamed at the end: an interrupted export never leaves a
+    // half-written file under the name a volunteer would import from.
+    const partial = `${file}.partial-${process.pid}`;
+    const stream = createWriteStream(partial);
+    const opened = new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    let people = 0;
+    try {
+      await opened;
+      people = await writeArray(stream, (write) => exportPeople.execute({ write }));
+      stream.end();
+      await finished(stream);
+      await rename(partial, file);
+    } catch (error) {
+      stream.destroy();
+      await rm(partial, { force: true });
+      if (error instanceof Error && 'syscall' in error)
+        throw new CliFailure(describeFileError(error, file, 'write'));
+      throw error;
+    }
+    printLine(io.stdout, `exported ${people} people to ${file}`);
+  },
+};
+
+async function writeArray(
+  out: Writable,
+  produce: (write: (record: unknown) => Promise<void>) => Promise<{ people: number }>,
+): Promise<number> {
+  let buffer = '[';
+  let first = true;
+  const { people } = await produce(async (record) => {
+    buffer += `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
+    first = false;
+    if (buffer.length >= CHUNK_CHARACTERS) {
+      await writeText(out, buffer);
+      buffer = '';
+    }
+  });
+  await writeText(out, `${buffer}${first ? ']\n' : '\n]\n'}`);
+  return people;
+}

@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import type { Container } from 'inversify';
+import { type Config, ConfigError, loadConfig } from '../config';
+import { type ContainerOverrides, createContainer } from '../container';
+import { DomainError, Unavailable } from '../domain/errors';
+import { type Database, migrate, openDatabase } from '../infrastructure/persistence/database';
+import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
+import { CliFailure, UsageError } from './cli-errors';
+import type { CliIo } from './cli-io';
+import type { Command } from './command';
+import { COMMANDS } from './commands';
+import { TOOL } from './help';
+import { parseCommandLine } from './parse-command-line';
+import { printLine } from './write-text';
+
+export interface RunCliOptions extends Partial<CliIo> {
+  /** An open database to use (and leave open); otherwise the one the settings name is opened. */
+  database?: Database;
+  /** Adapters to replace in the composition root, e.g. a frozen clock in tests. */
+  overrides?: ContainerOverrides;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+// Enough to fix a file in a few passes without flooding the terminal.
+const MAX_DETAILS = 20;
+
+/**
+ * Runs one command of the tool and answers its exit code: 0 success, 1 failure, 2 wrong usage.
+ * Expected failures are reported in a line on stderr, never with a stack trace (unless DEBUG).
+ */
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
+  const io: CliIo = {
+    stdin: options.stdin ?? process.stdin,
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    env: options.env ?? process.env,
+  };
+  try {
+    const invocation = parseCommandLine(argv, COMMANDS);
+    if (invocation.kind === 'help') {
+      io.stdout.write(invocation.text);
+      return EXIT_OK;
+    }
+    const config = loadConfig(io.env);
+    await withDatabase(config, invocation.command, options, async (database, container) => {
+      await invocation.command.run({ ...invocation, io, config, database, container });
+    });
+    return EXIT_OK;
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+async function withDatabase(
+  config: Config,
+  command: Command,
+  options: RunCliOptions,
+  work: (database: Database, container: Container) => Promise<void>,
+): Promise<void> {
+  const database =
+    options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  try {
+    // Every command finds the schema it expects, as the service does at start-up.
+    if (command.database === 'migrated') await migrate(database);
+    await work(database, createContainer(config, database, options.overrides));
+  } finally {
+    if (options.database === undefined) await database.close();
+  }
+}
+
+function report(error: unknown, io: CliIo): number {
+  const say = (line: string) => printLine(io.stderr, line);
+  if (error instanceof UsageError) {
+    say(`error: ${error.message}`);
+    say(`see: ${[TOOL, error.command, '--help'].filter((p) => p !== '').join(' ')}`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof CliFailure) {
+    say(`error: ${error.message}`);
+    sayDetails(error.details, say);
+  } else if (error instanceof Unavailable || isDatabaseUnavailable(error)) {
+    say(`error: the database cannot be reached; check DATABASE_URL (or DATA_DIR) and that the server is up`);
+  } else if (error instanceof DomainError) {
+    if (error.messages.length === 1) say(`error: ${error.messages[0]}`);
+    else {
+      say(`error: ${error.messages.length} problems; nothing was changed`);
+      sayDetails(error.messages, say);
+    }
+  } else if (error instanceof ConfigError) {
+    say(`error: ${error.message}`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    say(`error: ${message.split('\n')[0]}`);
+    if (!io.env.DEBUG) say('(set DEBUG=1 to see where it happened)');
+  }
+  if (io.env.DEBUG && error instanceof Error && error.stack) say(error.stack);
+  return EXIT_FAILURE;
+}
+
+function sayDetails(details: string[], say: (line: string) => void): void {
+  for (const detail of details.slice(0, MAX_DETAILS)) say(`  ${detail}`);
+  if (details.length > MAX_DETAILS) say(`  ... and ${details.length - MAX_DETAILS} more`);
+}

@@ -1,0 +1,211 @@
+import { isCalendarDate } from './calendar-date';
+import { type ContactKind, isContactKind } from './contact';
+import { checkChatId, checkName, type Person, ROLES, type Role } from './person';
+
+/**
+ * One person in the import and export file (SPEC §5): clubs by name, no ids, every field present
+ * and null where empty, so that importing an export gives the same directory back.
+ */
+export interface PersonRecord {
+  first_name: string;
+  last_name: string;
+  chat_id: string | null;
+  planner_id: string | null;
+  role: Role;
+  contacts: { kind: ContactKind; value: string; label: string | null }[];
+  memberships: { club: string; kind: string | null; start_date: string; end_date: string | null }[];
+}
+
+/** A record that passed every check, in the shape the directory stores. */
+export interface CheckedRecord {
+  role: Role;
+  firstName: string;
+  lastName: string;
+  chatId: string | null;
+  plannerId: string | null;
+  contacts: { kind: ContactKind; value: string; label: string | null }[];
+  memberships: { club: string; kind: string | null; startDate: string; endDate: string | null }[];
+}
+
+export const CONTACT_VALUE_MAX_LENGTH = 1000;
+export const SHORT_TEXT_MAX_LENGTH = 100;
+
+const RECORD_FIELDS = ['first_name', 'last_name', 'chat_id', 'planner_id', 'role', 'contacts', 'memberships'];
+const CONTACT_FIELDS = ['kind', 'value', 'label'];
+const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
+// Deliberately loose: one @ with something on either side and no spaces. Real validation of an
+// address is sending it mail, which is not the directory's job.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+// An address is one multi-line string: line breaks and tabs are allowed there, nothing else.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownFields(path: string, value: Fields, allowed: string[], errors: string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) errors.push(`${path}unknown field ${JSON.stringify(key)}`);
+  }
+}
+
+/** An optional short text: absent, null and "" mean not set. */
+function optionalText(field: string, value: unknown, errors: string[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push(`${field} must be a string or null`);
+    return null;
+  }
+  const trimmed = value.trim();
+  if (trimmed.length > SHORT_TEXT_MAX_LENGTH) {
+    errors.push(`${field} must be at most ${SHORT_TEXT_MAX_LENGTH} characters`);
+  } else if (CONTROL_CHARACTERS.test(trimmed)) {
+    errors.push(`${field} must not contain control characters`);
+  }
+  return trimmed === '' ? null : trimmed;
+}
+
+function requiredName(field: string, value: unknown, errors: string[]): string {
+  if (value === undefined || value === null) {
+    errors.push(`${field} is required`);
+    return '';
+  }
+  const checked = checkName(field, value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return '';
+  }
+  return checked.value;
+}
+
+function externalId(field: string, value: unknown, errors: string[]): string | null {
+  if (value === undefined) return null;
+  const checked = checkChatId(field, value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return null;
+  }
+  return checked.value;
+}
+
+function role(value: unknown, errors: string[]): Role {
+  if (value === undefined || value === null) return 'member';
+  if (!(ROLES as readonly unknown[]).includes(value)) {
+    errors.push(`role must be one of ${ROLES.join(', ')}`);
+    return 'member';
+  }
+  return value as Role;
+}
+
+function list(field: string, value: unknown, errors: string[]): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    errors.push(`${field} must be an array`);
+    return [];
+  }
+  return value;
+}
+
+function contact(path: string, value: unknown, errors: string[]): CheckedRecord['contacts'][number] {
+  const fallback = { kind: 'email' as const, value: '', label: null };
+  if (!isObject(value)) {
+    errors.push(`${path} must be an object`);
+    return fallback;
+  }
+  unknownFields(`${path}.`, value, CONTACT_FIELDS, errors);
+  const kind = value.kind;
+  if (kind === undefined || kind === null) errors.push(`${path}.kind is required`);
+  else if (!isContactKind(kind)) errors.push(`${path}.kind must be email, phone or address`);
+  const label = optionalText(`${path}.label`, value.label, errors);
+  if (value.value === undefined || value.value === null) {
+    errors.push(`${path}.value is required`);
+    return fallback;
+  }
+  if (typeof value.value !== 'string') {
+    errors.push(`${path}.value must be a string`);
+    return fallback;
+  }
+  const text = value.value.trim();
+  const control = kind === 'address' ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS;
+  if (text === '') errors.push(`${path}.value must not be empty`);
+  else if (text.length > CONTACT_VALUE_MAX_LENGTH) {
+    errors.push(`${path}.value must be at most ${CONTACT_VALUE_MAX_LENGTH} characters`);
+  } else if (control.test(text)) errors.push(`${path}.value must not contain control characters`);
+  else if (kind === 'email' && !EMAIL_SHAPE.test(text)) {
+    errors.push(`${path}.value is not an email address`);
+  }
+  return { kind: isContactKind(kind) ? kind : 'email', value: text, label };
+}
+
+function date(field: string, value: unknown, required: boolean, errors: string[]): string | null {
+  if (value === undefined || value === null) {
+    if (required) errors.push(`${field} is required`);
+    return null;
+  }
+  if (!isCalendarDate(value)) {
+    errors.push(`${field} must be a calendar date written YYYY-MM-DD`);
+    return null;
+  }
+  return value;
+}
+
+function membership(path: string, value: unknown, errors: string[]): CheckedRecord['memberships'][number] {
+  if (!isObject(value)) {
+    errors.push(`${path} must be an object`);
+    return { club: '', kind: null, startDate: '', endDate: null };
+  }
+  unknownFields(`${path}.`, value, MEMBERSHIP_FIELDS, errors);
+  const club = requiredName(`${path}.club`, value.club, errors);
+  const kind = optionalText(`${path}.kind`, value.kind, errors);
+  const startDate = date(`${path}.start_date`, value.start_date, true, errors);
+  const endDate = date(`${path}.end_date`, value.end_date, false, errors);
+  if (startDate !== null && endDate !== null && endDate < startDate) {
+    errors.push(`${path}.end_date is before start_date`);
+  }
+  return { club, kind, startDate: startDate ?? '', endDate };
+}
+
+/**
+ * Checks one record of an import file. Every problem is reported, each naming its field
+ * (`memberships[0].end_date is before start_date`), so that a volunteer can fix a file in one pass.
+ */
+export function checkPersonRecord(value: unknown): { record: CheckedRecord } | { errors: string[] } {
+  if (!isObject(value)) return { errors: ['must be an object with first_name and last_name'] };
+  const errors: string[] = [];
+  unknownFields('', value, RECORD_FIELDS, errors);
+  const record: CheckedRecord = {
+    firstName: requiredName('first_name', value.first_name, errors),
+    lastName: requiredName('last_name', value.last_name, errors),
+    chatId: externalId('chat_id', value.chat_id, errors),
+    plannerId: externalId('planner_id', value.planner_id, errors),
+    role: role(value.role, errors),
+    contacts: list('contacts', value.contacts, errors).map((c, i) => contact(`contacts[${i}]`, c, errors)),
+    memberships: list('memberships', value.memberships, errors).map((m, i) =>
+      membership(`memberships[${i}]`, m, errors),
+    ),
+  };
+  return errors.length > 0 ? { errors } : { record };
+}
+
+/** The record of a person as the export writes it; the fields listed one by one, never more. */
+export function toPersonRecord(person: Person): PersonRecord {
+  return {
+    first_name: person.firstName,
+    last_name: person.lastName,
+    chat_id: person.chatId,
+    planner_id: person.plannerId,
+    role: person.role,
+    contacts: person.contacts.map((c) => ({ kind: c.kind, value: c.value, label: c.label })),
+    memberships: person.memberships.map((m) => ({
+      club: m.club.name,
+      kind: m.kind,
+      start_date: m.startDate,
+      end_date: m.endDate,
+    })),
+  };
+}
