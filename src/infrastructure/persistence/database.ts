@@ -1,0 +1,189 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import pg from 'pg';
+import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
+import { Unavailable } from '../../domain/errors';
+import { isDatabaseUnavailable } from './database-errors';
+import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
+import { ApiKeySchema } from './schemas/api-key-schema';
+import { AuditEntrySchema } from './schemas/audit-entry-schema';
+import { ClubSchema } from './schemas/club-schema';
+import { ContactSchema } from './schemas/contact-schema';
+import { MembershipSchema } from './schemas/membership-schema';
+import { PersonSchema } from './schemas/person-schema';
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; null runs the embedded PGlite. */
+  databaseUrl: string | null;
+  /** PGlite's data directory; undefined keeps the database in memory. */
+  dataDir?: string;
+  /** PostgreSQL only: work in this schema (search_path "<schema>, public"), created if missing. */
+  schema?: string;
+}
+
+export const ENTITIES = [
+  ClubSchema,
+  PersonSchema,
+  ContactSchema,
+  MembershipSchema,
+  ApiKeySchema,
+  AuditEntrySchema,
+];
+
+/** In order. Classes rather than a glob, so that compiled code and Jest load the same list. */
+export const MIGRATIONS = [InitialSchema1767225600000];
+
+/** Any constant works, as long as every instance of the service uses the same one. */
+const MIGRATION_LOCK_KEY = 72_707_369;
+
+const DATE_OID = 1082;
+
+const CONNECT_TIMEOUT_MS = 5000;
+
+// DATE values stay 'YYYY-MM-DD' strings: pg would otherwise build a Date at local midnight, which
+// shifts the calendar day in any time zone west of the server. Set per pool, not on pg's globals.
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const common = {
+  type: 'postgres',
+  entities: ENTITIES,
+  migrations: MIGRATIONS,
+  // The schema changes only through the migrations, run on purpose by `migrate`.
+  synchronize: false,
+  migrationsRun: false,
+  installExtensions: false,
+  logging: false,
+} as const;
+
+export interface DataSourceParts {
+  kind: Database['kind'];
+  dataSource: DataSource;
+  /** The embedded database behind the DataSource, to close after it; null for PostgreSQL. */
+  pglite: PGlite | null;
+}
+
+/** The DataSource (not yet initialised) for these options; also what the TypeORM CLI loads. */
+export function createDataSource(options: DatabaseOptions): DataSourceParts {
+  if (options.databaseUrl === null) {
+    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+    // The options-object form: `new PGlite(undefined, { extensions })` ignores the extensions.
+    const pglite = new PGlite({ dataDir: options.dataDir, extensions: { pg_trgm } });
+    const dataSource = new DataSource({
+      ...common,
+      // PGlite is one connection: a pool of one queues requests instead of failing them.
+      poolSize: 1,
+      extra: { ...createPgConfig(pglite), types: typeParsers },
+    } as DataSourceOptions);
+    return { kind: 'pglite', dataSource, pglite };
+  }
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`schema name "${options.schema}" must be lower-case letters, digits and underscores`);
+  }
+  const extra: Record<string, unknown> = { types: typeParsers, keepAlive: true };
+  if (options.schema !== undefined) extra.options = `-c search_path=${options.schema},public`;
+  const dataSource = new DataSource({
+    ...common,
+    url: options.databaseUrl,
+    poolSize: 10,
+    // Waiting for a connection ends after 5 s, so an outage answers 503 quickly instead of hanging.
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    // pg removes a broken idle client from the pool by itself; the next query reports any outage.
+    // Without a handler, an idle client's error (a database restart) would crash the process.
+    poolErrorHandler: () => undefined,
+    extra,
+  });
+  return { kind: 'postgres', dataSource, pglite: null };
+}
+
+/**
+ * Before the DataSource connects: TypeORM notes the current schema when it connects, and the
+ * search path only names a schema once it exists.
+ */
+async function createSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  // A broken connection is reported by the query below; the event alone must not crash the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    // Two instances creating the same schema at once: the loser sees a duplicate; it exists now.
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const { kind, dataSource, pglite } = createDataSource(options);
+  try {
+    if (options.databaseUrl !== null && options.schema !== undefined) {
+      await createSchema(options.databaseUrl, options.schema);
+    }
+    await dataSource.initialize();
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    await pglite?.close().catch(() => undefined);
+    if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
+    throw error;
+  }
+  return {
+    kind,
+    dataSource,
+    async close() {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      if (pglite && !pglite.closed) await pglite.close();
+    },
+  };
+}
+
+/**
+ * Applies pending migrations and returns their names. On PostgreSQL it holds an advisory lock on
+ * one connection meanwhile, so that instances starting together migrate one after another (the
+ * later ones then find nothing pending). PGlite belongs to one process: no lock needed.
+ */
+export async function migrate(database: Database): Promise<string[]> {
+  const queryRunner = database.dataSource.createQueryRunner();
+  const locking = database.kind === 'postgres';
+  try {
+    await queryRunner.connect();
+    if (locking) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      const applied = await new MigrationExecutor(
+        database.dataSource,
+        queryRunner,
+      ).executePendingMigrations();
+      return applied.map((migration) => migration.name);
+    } finally {
+      // If the connection broke, the lock ended with its session anyway.
+      if (locking)
+        await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    }
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
+    throw error;
+  } finally {
+    await queryRunner.release();
+  }
+}

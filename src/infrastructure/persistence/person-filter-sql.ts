@@ -1,0 +1,53 @@
+import type { PersonFilter } from '../../domain/person-filter';
+
+/** A WHERE clause over `people p` and its parameters, numbered from $1. */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
+
+/** ILIKE treats % _ and \ as special; the filter wants them to match themselves. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The matching rules of SPEC §2. Names use ILIKE on the bare column so that the trigram indexes
+ * apply; email compares lower() on both sides so that the expression index applies.
+ */
+export function personFilterSql(
+  filter: PersonFilter,
+  options: { today: string; after?: number; visibleOnly: boolean },
+): SqlCondition {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+
+  if (options.visibleOnly) conditions.push(`p.role = 'member'`);
+  if (options.after !== undefined) conditions.push(`p.id > ${param(options.after)}`);
+  if (filter.email !== undefined) {
+    conditions.push(
+      `EXISTS (SELECT 1 FROM contacts c WHERE c.person_id = p.id AND c.kind = 'email' AND lower(c.value) = lower(${param(filter.email)}))`,
+    );
+  }
+  if (filter.firstName !== undefined) {
+    conditions.push(`p.first_name ILIKE ${param(`%${escapeLike(filter.firstName)}%`)}`);
+  }
+  if (filter.lastName !== undefined) {
+    conditions.push(`p.last_name ILIKE ${param(`%${escapeLike(filter.lastName)}%`)}`);
+  }
+  if (filter.chatId !== undefined) conditions.push(`p.chat_id = ${param(filter.chatId)}`);
+  if (filter.active !== undefined) {
+    const today = param(options.today);
+    const current = `EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id AND m.start_date <= ${today}::date AND (m.end_date IS NULL OR m.end_date >= ${today}::date))`;
+    conditions.push(filter.active === 'yes' ? current : `NOT ${current}`);
+  }
+  if (filter.hasChat !== undefined) conditions.push(`p.chat_id IS ${filter.hasChat ? 'NOT ' : ''}NULL`);
+  if (filter.hasPlanner !== undefined) {
+    conditions.push(`p.planner_id IS ${filter.hasPlanner ? 'NOT ' : ''}NULL`);
+  }
+  return { sql: conditions.length > 0 ? conditions.join(' AND ') : 'TRUE', params };
+}

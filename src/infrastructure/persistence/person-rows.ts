@@ -1,0 +1,63 @@
+import type { Contact, ContactKind } from '../../domain/contact';
+import type { Membership } from '../../domain/membership';
+import type { Person, Role } from '../../domain/person';
+
+/**
+ * One person with its contacts and memberships in a single statement: the children come back as
+ * JSON arrays already in display order, so a page of people costs one round trip, never one per person.
+ * `json_build_object` writes DATE values as 'YYYY-MM-DD'.
+ */
+export const PERSON_COLUMNS = `
+  p.id, p.role, p.first_name, p.last_name, p.chat_id, p.planner_id, p.version,
+  COALESCE((
+    SELECT json_agg(json_build_object('id', c.id, 'kind', c.kind, 'value', c.value, 'label', c.label)
+                    ORDER BY CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id)
+    FROM contacts c WHERE c.person_id = p.id
+  ), '[]') AS contacts,
+  COALESCE((
+    SELECT json_agg(json_build_object('id', m.id, 'club_id', cl.id, 'club_name', cl.name, 'kind', m.kind,
+                                      'start_date', m.start_date, 'end_date', m.end_date)
+                    ORDER BY m.start_date, m.id)
+    FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id
+  ), '[]') AS memberships`;
+
+export interface PersonRecord {
+  id: number;
+  role: Role;
+  first_name: string;
+  last_name: string;
+  chat_id: string | null;
+  planner_id: string | null;
+  version: number;
+  contacts: { id: number; kind: ContactKind; value: string; label: string | null }[];
+  memberships: {
+    id: number;
+    club_id: number;
+    club_name: string;
+    kind: string | null;
+    start_date: string;
+    end_date: string | null;
+  }[];
+}
+
+export function toPerson(row: PersonRecord): Person {
+  return {
+    id: row.id,
+    role: row.role,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    chatId: row.chat_id,
+    plannerId: row.planner_id,
+    version: row.version,
+    contacts: row.contacts.map((c): Contact => ({ id: c.id, kind: c.kind, value: c.value, label: c.label })),
+    memberships: row.memberships.map(
+      (m): Membership => ({
+        id: m.id,
+        club: { id: m.club_id, name: m.club_name },
+        kind: m.kind,
+        startDate: m.start_date,
+        endDate: m.end_date,
+      }),
+    ),
+  };
+}

@@ -1,0 +1,16 @@
+import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../application/ports/unit-of-work';
+import { TypeOrmAccountRepository } from './typeorm-account-repository';
+import { TypeOrmApiKeyRepository } from './typeorm-api-key-repository';
+import { TypeOrmAuditLog } from './typeorm-audit-log';
+import { TypeOrmPersonRepository } from './typeorm-person-repository';
+
+/** The TypeORM adapters of every repository port, all bound to one manager (and its transaction). */
+export function createRepositories(manager: EntityManager): Transaction {
+  return {
+    people: new TypeOrmPersonRepository(manager),
+    accounts: new TypeOrmAccountRepository(manager),
+    keys: new TypeOrmApiKeyRepository(manager),
+    audit: new TypeOrmAuditLog(manager),
+  };
+}

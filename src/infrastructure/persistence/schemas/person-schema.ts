@@ -1,0 +1,54 @@
+import { EntitySchema } from 'typeorm';
+
+/** A people row. Accounts live here too: a person with a username has login credentials. */
+export interface PersonRow {
+  id: number;
+  role: string;
+  firstName: string;
+  lastName: string;
+  chatId: string | null;
+  plannerId: string | null;
+  username: string | null;
+  passwordHash: string | null;
+  permissions: string[];
+  disabled: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const PersonSchema = new EntitySchema<PersonRow>({
+  name: 'Person',
+  tableName: 'people',
+  columns: {
+    id: { type: 'integer', primary: true, generated: 'increment', primaryKeyConstraintName: 'people_pkey' },
+    role: { type: 'text', default: 'member' },
+    firstName: { type: 'text', name: 'first_name' },
+    lastName: { type: 'text', name: 'last_name' },
+    chatId: { type: 'text', name: 'chat_id', nullable: true },
+    plannerId: { type: 'text', name: 'planner_id', nullable: true },
+    username: { type: 'text', nullable: true },
+    passwordHash: { type: 'text', name: 'password_hash', nullable: true },
+    permissions: { type: 'text', array: true, default: () => "'{}'" },
+    disabled: { type: 'boolean', default: false },
+    version: { type: 'integer', default: 1 },
+    createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },
+    updatedAt: { type: 'timestamptz', name: 'updated_at', default: () => 'now()' },
+  },
+  uniques: [
+    { name: 'people_chat_id_key', columns: ['chatId'] },
+    { name: 'people_username_key', columns: ['username'] },
+  ],
+  checks: [
+    { name: 'people_role_check', expression: "role IN ('member', 'admin')" },
+    { name: 'people_chat_id_check', expression: "chat_id <> ''" },
+    { name: 'people_planner_id_check', expression: "planner_id <> ''" },
+    { name: 'people_credentials_check', expression: '(username IS NULL) = (password_hash IS NULL)' },
+  ],
+  // Trigram and partial indexes are beyond what TypeORM describes; the migration owns them.
+  indices: [
+    { name: 'people_first_name_trgm_idx', columns: ['firstName'], synchronize: false },
+    { name: 'people_last_name_trgm_idx', columns: ['lastName'], synchronize: false },
+    { name: 'people_planner_id_idx', columns: ['id'], synchronize: false },
+  ],
+});
