@@ -1,0 +1,32 @@
+import { ChangePassword } from '../../../src/application/accounts/change-password';
+import { CreateAccount } from '../../../src/application/accounts/create-account';
+import { DisableAccount } from '../../../src/application/accounts/disable-account';
+import { EnableAccount } from '../../../src/application/accounts/enable-account';
+import { GrantPermission } from '../../../src/application/accounts/grant-permission';
+import { ListAccounts } from '../../../src/application/accounts/list-accounts';
+import { RevokePermission } from '../../../src/application/accounts/revoke-permission';
+import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
+import { FakeClock } from '../support/fake-clock';
+import { FakePasswordHasher } from '../support/fake-password-hasher';
+
+/** The account use cases over one in-memory directory. */
+export function accountsFixture() {
+  const clock = new FakeClock();
+  const directory = new InMemoryDirectory(clock);
+  const hasher = new FakePasswordHasher();
+  return {
+    clock,
+    directory,
+    createAccount: new CreateAccount(directory.unitOfWork, hasher),
+    grant: new GrantPermission(directory.unitOfWork),
+    revoke: new RevokePermission(directory.unitOfWork),
+    changePassword: new ChangePassword(directory.unitOfWork, hasher),
+    disable: new DisableAccount(directory.unitOfWork),
+    enable: new EnableAccount(directory.unitOfWork),
+    list: new ListAccounts(directory.accounts, clock),
+  };
+}
+
+export async function auditEntries(directory: InMemoryDirectory) {
+  return directory.audit.list({ limit: 1000 });
+}

@@ -1,0 +1,62 @@
+import { NotFound } from '../../../src/domain/errors';
+import { accountsFixture, auditEntries } from './accounts-fixture';
+
+async function withAccount(permissions: ('read' | 'write')[]) {
+  const fixture = accountsFixture();
+  await fixture.createAccount.execute({ username: 'bot', password: 'long enough', permissions });
+  return fixture;
+}
+
+describe('GrantPermission and RevokePermission', () => {
+  it('grants a permission and records old and new lists in the audit log', async () => {
+    const { directory, grant } = await withAccount(['read']);
+
+    const result = await grant.execute({ username: 'bot', permissions: ['write'] });
+
+    expect(result).toEqual({ permissions: ['read', 'write'], changed: true });
+    expect((await directory.accounts.findByUsername('bot'))?.permissions).toEqual(['read', 'write']);
+    const [latest] = await auditEntries(directory);
+    expect(latest).toMatchObject({
+      action: 'account.grant',
+      actorAccountId: null,
+      field: 'permissions',
+      oldValue: 'read',
+      newValue: 'read,write',
+    });
+  });
+
+  it('changes nothing and writes no audit entry when the account already has the permission', async () => {
+    const { directory, grant } = await withAccount(['read', 'write']);
+    const before = (await auditEntries(directory)).length;
+
+    expect(await grant.execute({ username: 'bot', permissions: ['read'] })).toEqual({
+      permissions: ['read', 'write'],
+      changed: false,
+    });
+    expect(await auditEntries(directory)).toHaveLength(before);
+  });
+
+  it('revokes a permission, down to none', async () => {
+    const { directory, revoke } = await withAccount(['read', 'write']);
+
+    expect(await revoke.execute({ username: 'bot', permissions: ['write'] })).toEqual({
+      permissions: ['read'],
+      changed: true,
+    });
+    expect(await revoke.execute({ username: 'bot', permissions: ['read'] })).toEqual({
+      permissions: [],
+      changed: true,
+    });
+    const [latest] = await auditEntries(directory);
+    expect(latest).toMatchObject({ action: 'account.revoke', oldValue: 'read', newValue: '' });
+    expect(await revoke.execute({ username: 'bot', permissions: ['read'] })).toMatchObject({
+      changed: false,
+    });
+  });
+
+  it('answers NotFound for an unknown username', async () => {
+    const { grant, revoke } = accountsFixture();
+    await expect(grant.execute({ username: 'nobody', permissions: ['read'] })).rejects.toThrow(NotFound);
+    await expect(revoke.execute({ username: 'nobody', permissions: ['read'] })).rejects.toThrow(NotFound);
+  });
+});
