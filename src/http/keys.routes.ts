@@ -19,9 +19,12 @@ function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
+// Key ids are PostgreSQL integers, like person ids: anything else names no key and is malformed.
+const MAX_ID = 2_147_483_647;
+
 function keyIdParam(req: Request): number {
   const raw = String(req.params.id);
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > MAX_ID) {
     throw new InvalidInput('id must be a positive integer');
   }
   return Number(raw);
