@@ -24,11 +24,12 @@ function messagesOf(errors: ValidationError[], parents: string[] = []): string[]
   return errors.flatMap((error) => {
     const path = [...parents, error.property];
     const name = apiName(path);
-    const constraints = error.constraints ?? {};
+    const { nestedValidation, ...constraints } = error.constraints ?? {};
     if (constraints.whitelistValidation) return [`unknown key ${quoteName(name)}`];
     // One message per field: class-validator lists the innermost decorator first, so the last is
-    // the outermost — the type check, which explains the others.
-    const outermost = Object.values(constraints).at(-1);
+    // the outermost — the type check, which explains the others. Its generic message about nested
+    // objects comes last whatever the order, and only when nothing says it better.
+    const outermost = Object.values(constraints).at(-1) ?? nestedValidation;
     const own = outermost === undefined ? [] : [`${name} ${outermost}`];
     return [...own, ...messagesOf(error.children ?? [], path)];
   });
