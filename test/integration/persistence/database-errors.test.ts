@@ -1,0 +1,69 @@
+import { QueryFailedError } from 'typeorm';
+import { Conflict, NotFound, Unavailable } from '../../../src/domain/errors';
+import { openDatabase } from '../../../src/infrastructure/persistence/database';
+import {
+  isDatabaseUnavailable,
+  translateDatabaseError,
+} from '../../../src/infrastructure/persistence/database-errors';
+
+function driverError(code: string, extra: Record<string, unknown> = {}): QueryFailedError {
+  const error = Object.assign(new Error('duplicate key value violates unique constraint'), {
+    code,
+    ...extra,
+  });
+  return new QueryFailedError('UPDATE people SET chat_id = $1', ['x'], error);
+}
+
+describe('database errors', () => {
+  it('turns a unique violation into Conflict with a message for the constraint', () => {
+    const chat = translateDatabaseError(driverError('23505', { constraint: 'people_chat_id_key' }));
+    const username = translateDatabaseError(driverError('23505', { constraint: 'people_username_key' }));
+
+    expect(chat).toBeInstanceOf(Conflict);
+    expect((chat as Error).message).toBe('chat_id is already used by another person');
+    expect((username as Error).message).toBe('username is already taken');
+  });
+
+  it.each([['57P01'], ['57P03'], ['53300'], ['08006'], ['ECONNREFUSED'], ['ECONNRESET']])(
+    'treats %s as the database being unavailable',
+    (code) => {
+      const error = Object.assign(new Error('gone'), { code });
+
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(translateDatabaseError(new QueryFailedError('SELECT 1', [], error))).toBeInstanceOf(Unavailable);
+    },
+  );
+
+  it('treats a terminated connection and a connection timeout as unavailable', () => {
+    expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('something else'))).toBe(false);
+  });
+
+  it('hides any other database error behind a message without SQL, keeping it as the cause', () => {
+    const original = driverError('42703');
+
+    const translated = translateDatabaseError(original) as Error;
+
+    expect(translated.constructor).toBe(Error);
+    expect(translated.message).not.toMatch(/people|UPDATE|chat_id/);
+    expect(translated.cause).toBe(original);
+  });
+
+  it('passes domain errors and errors not from the database through unchanged', () => {
+    const notFound = new NotFound('person 1 not found');
+    const bug = new TypeError('not a function');
+
+    expect(translateDatabaseError(notFound)).toBe(notFound);
+    expect(translateDatabaseError(bug)).toBe(bug);
+  });
+
+  it('reports a PostgreSQL server that cannot be reached as Unavailable, promptly', async () => {
+    const started = Date.now();
+
+    await expect(openDatabase({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toBeInstanceOf(
+      Unavailable,
+    );
+    expect(Date.now() - started).toBeLessThan(6000);
+  });
+});
