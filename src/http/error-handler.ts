@@ -79,6 +79,10 @@ function answerFor(error: unknown): Answer | null {
   if (isDatabaseUnavailable(error))
     return { status: 503, messages: ['the database is unavailable; try again'] };
   if (error !== null && typeof error === 'object' && 'type' in error) return bodyParserAnswer(error);
+  // The router refuses a path parameter that is not valid percent-encoding.
+  if (error instanceof URIError && (error as { status?: unknown }).status === 400) {
+    return { status: 400, messages: ['the path is not valid percent-encoded UTF-8'] };
+  }
   return null;
 }
 

@@ -68,7 +68,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
       }
     });
 
-    it.each(['0', '-1', '1.5', '01', 'abc', '1e3', '2147483648', '99999999999999999999'])(
+    it.each(['0', '-1', '1.5', '01', 'abc', '1e3', '2147483648', '99999999999999999999', '%20', '%E2%91%A0'])(
       'answers 400 for the id %s',
       async (id) => {
         const res = await get(`/people/${id}`);
@@ -76,6 +76,11 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
         expect(res.body.errors[0]).toContain('id must be a positive integer');
       },
     );
+    it('answers 400 for an id that is not valid percent-encoding', async () => {
+      const res = await get('/people/%zz');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ errors: ['the path is not valid percent-encoded UTF-8'] });
+    });
   });
 
   describe('PATCH /people/:id', () => {
