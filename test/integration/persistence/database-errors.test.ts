@@ -1,10 +1,14 @@
+import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { Conflict, NotFound, Unavailable } from '../../../src/domain/errors';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
 import {
   isDatabaseUnavailable,
   translateDatabaseError,
+  withDatabaseErrors,
 } from '../../../src/infrastructure/persistence/database-errors';
+import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
+import { openTestDatabase, testDatabases } from '../../support/databases';
 
 function driverError(code: string, extra: Record<string, unknown> = {}): QueryFailedError {
   const error = Object.assign(new Error('duplicate key value violates unique constraint'), {
@@ -67,3 +71,52 @@ describe('database errors', () => {
     expect(Date.now() - started).toBeLessThan(6000);
   });
 });
+
+/** What a database restart does to the connections of a running service. */
+async function terminateBackend(url: string, pid: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_terminate_backend($1)', [pid]);
+  } finally {
+    await client.end();
+  }
+}
+
+const backendPid = async (database: { dataSource: { query(sql: string): Promise<{ pid: number }[]> } }) =>
+  (await database.dataSource.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+
+for (const target of testDatabases.filter((t) => t.url !== null)) {
+  describe(`when ${target.name} drops the connections`, () => {
+    it('survives losing an idle connection and answers the next query on a new one', async () => {
+      const database = await openTestDatabase(target);
+      try {
+        await terminateBackend(target.url!, await backendPid(database));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+
+        expect(await createRepositories(database.dataSource.manager).people.count()).toBe(0);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('reports a query cut off by the loss as Unavailable, then recovers', async () => {
+      const database = await openTestDatabase(target);
+      try {
+        const queryRunner = database.dataSource.createQueryRunner();
+        await queryRunner.connect();
+        const pid = (await queryRunner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+        const slow = withDatabaseErrors(() => queryRunner.query('SELECT pg_sleep(10)'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+
+        await terminateBackend(target.url!, pid);
+
+        await expect(slow).rejects.toBeInstanceOf(Unavailable);
+        await queryRunner.release().catch(() => undefined);
+        expect(await createRepositories(database.dataSource.manager).people.count()).toBe(0);
+      } finally {
+        await database.close();
+      }
+    });
+  });
+}
