@@ -32,6 +32,8 @@ const UNAVAILABLE_MESSAGES = [
   /not queryable/i,
   /cannot use a pool after calling end/i,
   /pglite is closed/i,
+  // TypeORM, once the database has been closed (shutdown in progress).
+  /driver not connected/i,
 ];
 
 /** Messages for the unique constraints a client can run into. */

@@ -62,6 +62,14 @@ describe('database errors', () => {
     expect(translateDatabaseError(bug)).toBe(bug);
   });
 
+  it.each(testDatabases)('reports a closed $name database as Unavailable', async (target) => {
+    const database = await openTestDatabase(target);
+    const { people } = createRepositories(database.dataSource.manager);
+    await database.close();
+
+    await expect(people.count()).rejects.toBeInstanceOf(Unavailable);
+  });
+
   it('reports a PostgreSQL server that cannot be reached as Unavailable, promptly', async () => {
     const started = Date.now();
 
