@@ -15,7 +15,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
   // inversify 8 and PGlite ship ESM only; Jest must transform them to CommonJS.
   transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs|@electric-sql)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
