@@ -2,9 +2,9 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Container } from 'inversify';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
-import { Forbidden, Unauthenticated } from '../domain/errors';
+import { Unauthenticated } from '../domain/errors';
 
-export const REALM = 'membership-directory';
+const REALM = 'membership-directory';
 
 const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
 const BASIC_CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
@@ -49,7 +49,8 @@ function bearerToken(req: Request, res: Response): string {
  * Authenticates the request by its bearer token. On success `res.locals.principal` holds who is
  * calling and `res.locals.keyId` the key used (read by the request log). Every refusal carries the
  * `WWW-Authenticate` challenge, set on the response before the error travels on so that the error
- * handler keeps it.
+ * handler keeps it. (A key lacking a permission is refused later, by the use case: the error handler
+ * answers that Forbidden with the insufficient_scope challenge.)
  */
 export function bearerAuth(container: Container): RequestHandler {
   return async (req, res, next) => {
@@ -73,18 +74,6 @@ export function principalOf(res: Response): Principal {
   if (principal === undefined) throw new Error('bearerAuth must run before this handler');
   return principal;
 }
-
-/**
- * A key without the permission an endpoint needs is answered 401 (as the interface document
- * says) with the RFC 6750 challenge for it. Mounted after the bearer routes, before the error
- * handler.
- */
-export const insufficientScopeChallenge: ErrorRequestHandler = (error, _req, res, next) => {
-  if (error instanceof Forbidden && !res.headersSent) {
-    res.setHeader('WWW-Authenticate', `${BEARER_CHALLENGE}, error="insufficient_scope"`);
-  }
-  next(error);
-};
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
