@@ -92,11 +92,13 @@ function report(error: unknown, io: CliIo): number {
   } else if (error instanceof ConfigError) {
     say(`error: ${error.message}`);
   } else {
-    const message = error instanceof Error ? error.message : String(error);
-    say(`error: ${message.split('\n')[0]}`);
+    // Not `instanceof Error`: errors made by Node's own modules may come from another realm.
+    const message = (error as { message?: unknown })?.message;
+    say(`error: ${String(message ?? error).split('\n')[0]}`);
     if (!io.env.DEBUG) say('(set DEBUG=1 to see where it happened)');
   }
-  if (io.env.DEBUG && error instanceof Error && error.stack) say(error.stack);
+  const stack = (error as { stack?: unknown })?.stack;
+  if (io.env.DEBUG && typeof stack === 'string') say(stack);
   return EXIT_FAILURE;
 }
 

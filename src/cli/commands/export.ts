@@ -47,7 +47,8 @@ export const exportCommand: Command = {
     } catch (error) {
       stream.destroy();
       await rm(partial, { force: true });
-      if (error instanceof Error && 'syscall' in error)
+      // A file system error names its syscall; those of the database or the use case do not.
+      if (typeof error === 'object' && error !== null && 'syscall' in error)
         throw new CliFailure(describeFileError(error, file, 'write'));
       throw error;
     }
