@@ -19,6 +19,8 @@ export const exportCommand: Command = {
     'Writes every person, admins included, as a JSON array in the format `import` reads, one',
     'person a line, to FILE or to standard output. Importing the file into an empty directory',
     'gives the same directory back. Accounts and keys are not exported.',
+    'Give a FILE when running through npm: npm writes its own header lines to standard output',
+    '(or run npm run --silent cli -- export > FILE).',
   ].join('\n'),
   options: {},
   positionals: [{ name: 'FILE', optional: true }],
