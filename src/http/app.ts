@@ -4,11 +4,16 @@ import type { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { APP } from '../container';
 import type { Config } from '../config';
+import type { Database } from '../infrastructure/persistence/database';
 import { bodyParsers } from './body-parsing';
+import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
 import { HttpError } from './http-error';
 import { keysRouter } from './keys.routes';
+import { HttpMetrics } from './metrics';
+import { metricsRouter } from './metrics.routes';
+import { openApiRouter } from './openapi/openapi.routes';
 import { peopleRouter } from './people.routes';
 import { requestId } from './request-id';
 import { requestLogger } from './request-logger';
@@ -22,6 +27,8 @@ export function createApp(container: Container): express.Express {
   // Answers are built per request (and ETags by the people routes), never Express's weak body hashes.
   app.set('etag', false);
 
+  const metrics = new HttpMetrics(container.get<Database>(APP.Database));
+  app.use(metrics.middleware);
   app.use(requestId);
   app.use(requestLogger(container.get<Logger>(APP.Logger)));
   app.use(helmet());
@@ -33,6 +40,9 @@ export function createApp(container: Container): express.Express {
   app.use(bodyParsers());
 
   app.use(healthRouter(container));
+  app.use(metricsRouter(metrics));
+  app.use(openApiRouter());
+  app.use(docsRouter());
   app.use(peopleRouter(container));
   app.use(keysRouter(container));
 

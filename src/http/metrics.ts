@@ -1,0 +1,110 @@
+import type { Request, RequestHandler } from 'express';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../infrastructure/persistence/database';
+
+/** The part of a pg Pool (TypeORM's PostgreSQL driver keeps one as `master`) the gauges read. */
+interface PoolLike {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options?: { max?: number };
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * CPU, memory, event loop and GC belong to the process, not to an app: collected once, into a
+ * registry of their own that every app's /metrics merges in. (Collecting them per app would start
+ * a new event-loop monitor for each app a test builds.)
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The Express route pattern (`/people/:id`), never the raw path: one series per route, however
+ * many ids clients ask for. Requests no route matched (404s) share one label.
+ */
+function routeLabel(req: Request): string {
+  const route = req.route as { path?: unknown } | undefined;
+  return route?.path === undefined ? 'unmatched' : `${req.baseUrl}${String(route.path)}`;
+}
+
+function poolOf(database: Database): PoolLike | undefined {
+  // TypeORM's PostgresDriver holds its pg Pool as `master`; for PGlite it is a pool of one
+  // connection over the embedded database. Gone once the DataSource is destroyed.
+  const driver = database.dataSource.driver as unknown as { master?: PoolLike };
+  return database.dataSource.isInitialized ? driver.master : undefined;
+}
+
+/** One app's metrics: its own registry, so that several apps in one process do not clash. */
+export class HttpMetrics {
+  private readonly appRegistry = new Registry();
+  readonly registry: Registry;
+
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.appRegistry],
+  });
+
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.appRegistry],
+  });
+
+  constructor(database: Database) {
+    const labels = { database: database.kind };
+    const registers = [this.appRegistry];
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Open database connections, by state: active (running a query or transaction) or idle.',
+      labelNames: ['database', 'state'] as const,
+      registers,
+      collect() {
+        const pool = poolOf(database);
+        this.set({ ...labels, state: 'active' }, pool ? pool.totalCount - pool.idleCount : 0);
+        this.set({ ...labels, state: 'idle' }, pool?.idleCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a free database connection.',
+      labelNames: ['database'] as const,
+      registers,
+      collect() {
+        this.set(labels, poolOf(database)?.waitingCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_max_connections',
+      help: 'Size limit of the database connection pool (1 for the embedded database).',
+      labelNames: ['database'] as const,
+      registers,
+      collect() {
+        this.set(labels, poolOf(database)?.options?.max ?? 0);
+      },
+    });
+    this.registry = Registry.merge([processMetrics(), this.appRegistry]);
+  }
+
+  /** Mount first, so that every answer is counted, errors and 404s included. */
+  readonly middleware: RequestHandler = (req, res, next) => {
+    const stop = this.duration.startTimer();
+    // 'close' comes after the answer is sent, and also when the client goes away before that.
+    res.once('close', () => {
+      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      stop(labels);
+      this.requests.inc(labels);
+    });
+    next();
+  };
+}

@@ -1,0 +1,88 @@
+import { MAX_ID } from './people-paths';
+import { answer, errors, json } from './responses';
+import type { Operation, Paths } from './openapi-types';
+import { schemaRef } from './openapi-types';
+
+const BEARER = [{ bearer: [] }];
+const KEYS_TAG = ['Keys'];
+
+const issueKey: Operation = {
+  operationId: 'issueKey',
+  summary: 'Issue an API key',
+  description:
+    "Authenticates with the account's username and password (Basic) and returns a new bearer " +
+    'token, shown in full only in this answer. After 10 failed attempts for one username or one ' +
+    'client address within 15 minutes, every attempt answers 429 until the window has passed. ' +
+    'An account holds at most 100 active keys.',
+  tags: KEYS_TAG,
+  security: [{ basic: [] }],
+  requestBody: {
+    description:
+      'Optional. Without a body the key has every permission of the account, no name and no expiry. ' +
+      'Asking for a permission the account lacks is a 400 naming it.',
+    required: false,
+    content: json(schemaRef('IssueKeyRequest'), {
+      name: 'chat bot',
+      permissions: ['read'],
+      expires_in_days: 90,
+    }),
+  },
+  responses: {
+    '201': answer('The new key, its token in full.', json(schemaRef('ApiKey'))),
+    ...errors(400, 401, 409, 413, 415, 429, 503),
+  },
+};
+
+const listKeys: Operation = {
+  operationId: 'listKeys',
+  summary: "List the account's keys",
+  description:
+    "The active keys (neither revoked nor expired) of the calling key's account, oldest first, tokens masked. Needs no permission.",
+  tags: KEYS_TAG,
+  security: BEARER,
+  responses: {
+    '200': answer('The active keys.', json({ type: 'array', items: schemaRef('ApiKey') })),
+    ...errors(401, 429, 503),
+  },
+};
+
+const revokeCurrentKey: Operation = {
+  operationId: 'revokeCurrentKey',
+  summary: 'Revoke the key used for this request',
+  description: 'From then on the key is refused (by every instance within a second). Needs no permission.',
+  tags: KEYS_TAG,
+  security: BEARER,
+  responses: {
+    '200': answer('The revoked key, token masked.', json(schemaRef('ApiKey'))),
+    ...errors(401, 429, 503),
+  },
+};
+
+const revokeKey: Operation = {
+  operationId: 'revokeKey',
+  summary: 'Revoke another key of the same account',
+  description: 'Needs no permission. A key of another account is not found.',
+  tags: KEYS_TAG,
+  security: BEARER,
+  parameters: [
+    {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'Identifier of the key: a positive integer without leading zeros.',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+    },
+  ],
+  responses: {
+    '200': answer('The revoked key, token masked.', json(schemaRef('ApiKey'))),
+    ...errors(400, 401, 404, 429, 503),
+  },
+};
+
+/** POST, GET and DELETE /keys, DELETE /keys/{id}. */
+export function keysPaths(): Paths {
+  return {
+    '/keys': { post: issueKey, get: listKeys, delete: revokeCurrentKey },
+    '/keys/{id}': { delete: revokeKey },
+  };
+}

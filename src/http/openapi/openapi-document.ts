@@ -1,0 +1,55 @@
+import { keysPaths } from './keys-paths';
+import type { OpenApiDocument } from './openapi-types';
+import { peoplePaths } from './people-paths';
+import { requestSchemas } from './request-schemas';
+import { ERROR_RESPONSES, HEADERS } from './responses';
+import { responseSchemas } from './response-schemas';
+import { servicePaths } from './service-paths';
+
+const DESCRIPTION = `An HTTP JSON API over a club's membership database: search people, read and
+update one person, and manage the API keys (bearer tokens) that call it.
+
+- Get a key with \`POST /keys\` (Basic authentication: username and password), then send
+  \`Authorization: Bearer <token>\` on every other call.
+- Every error, on every route, is \`{"errors": ["message", ...]}\`.
+- Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies), at most 16 KiB (413).
+- An unknown route answers 404; a known route with another method answers 405 with \`Allow\`.
+- Each key may make a limited number of requests a minute (429 with \`Retry-After\`).
+- Every response carries \`X-Request-Id\` and \`API-Version: 1.0.0\`.`;
+
+/**
+ * The OpenAPI 3.1 document of the service. Request schemas are generated from the class-validator
+ * DTOs the routes validate with; answer schemas are checked against the mappers. Built once, at
+ * start-up.
+ */
+export function buildOpenApiDocument(): OpenApiDocument {
+  const schemas = { ...requestSchemas(), ...responseSchemas() };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Membership Directory', version: '1.0.0', description: DESCRIPTION },
+    tags: [
+      { name: 'People', description: 'Search, read and update people (admins never appear).' },
+      { name: 'Keys', description: 'Issue, list and revoke API keys.' },
+      { name: 'Service', description: 'Probes, metrics and this documentation.' },
+    ],
+    paths: { ...peoplePaths(schemas.PersonFilter), ...keysPaths(), ...servicePaths() },
+    components: {
+      schemas,
+      responses: ERROR_RESPONSES,
+      headers: HEADERS,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'mdk_ token',
+          description: 'A token from POST /keys: `Authorization: Bearer mdk_...`.',
+        },
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description: "The account's username and password, for POST /keys only.",
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { answer, ERROR_RESPONSES, errors, headerRef, json } from './responses';
+import type { JsonSchema, Operation, Parameter, Paths } from './openapi-types';
+import { schemaRef } from './openapi-types';
+
+/** Ids are PostgreSQL integers (people.routes.ts and search-request.ts refuse anything larger). */
+export const MAX_ID = 2_147_483_647;
+/** The largest page search-request.ts accepts. */
+export const MAX_LIMIT = 1000;
+
+const BEARER = [{ bearer: [] }];
+
+const FILTER_DESCRIPTIONS: Record<string, string> = {
+  email: "Case-insensitive exact match against any of the person's email contacts.",
+  first_name: 'Case-insensitive substring match; %, _ and \\ match themselves.',
+  last_name: 'Case-insensitive substring match; %, _ and \\ match themselves.',
+  chat_id: 'Exact, case-sensitive match.',
+  active: 'yes: people with at least one current membership; no: people with none.',
+  has_chat: 'true: people whose chat_id is set; false: people whose chat_id is not set.',
+  has_planner: 'true: people whose planner_id is set; false: people whose planner_id is not set.',
+};
+
+/** The filter's fields as query parameters of GET /people: the same names and rules as the body. */
+function filterParameters(filter: JsonSchema): Parameter[] {
+  const properties = filter.properties as Record<string, JsonSchema>;
+  return Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    description: `${FILTER_DESCRIPTIONS[name] ?? ''} Not together with a JSON body.`.trim(),
+    schema,
+  }));
+}
+
+const pageParameters: Parameter[] = [
+  {
+    name: 'limit',
+    in: 'query',
+    description: 'Page size. Without it every match is returned, streamed.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+  },
+  {
+    name: 'after',
+    in: 'query',
+    description: 'Keyset paging: only people whose id is greater than this.',
+    schema: { type: 'integer', minimum: 0, maximum: MAX_ID },
+  },
+];
+
+const idParameter = (what: string): Parameter => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `Identifier of the ${what}: a positive integer without leading zeros.`,
+  schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+});
+
+const peopleAnswer = answer(
+  'The matching people, ordered by id (admins excluded). An empty filter matches everyone.',
+  json({ type: 'array', items: schemaRef('Person') }),
+  {
+    Link: {
+      description: 'With limit, when more people match: `<...?limit=N&after=ID>; rel="next"`.',
+      schema: { type: 'string' },
+    },
+  },
+);
+
+const searchErrors = errors(400, 401, 413, 415, 429, 503);
+
+const filterBody = (required: boolean) => ({
+  description: required
+    ? 'The filter; {} or an empty body matches everyone.'
+    : "The filter as the JSON body of the GET (the interface document's form). Browsers and some " +
+      'proxies drop GET bodies: use the query parameters or POST /people/search there.',
+  required: false,
+  content: json(schemaRef('PersonFilter')),
+});
+
+const personAnswer = (description: string) =>
+  answer(description, json(schemaRef('Person')), { ETag: headerRef('ETag') });
+
+function searchOperations(filter: JsonSchema): { get: Operation; post: Operation } {
+  const description =
+    'Filters combine with AND. Every match is returned unless limit is given; then a Link header ' +
+    'points to the next page. Permission: read.';
+  return {
+    get: {
+      operationId: 'searchPeople',
+      summary: 'Search people',
+      description: `${description} The filter comes as query parameters or as a JSON body, not both.`,
+      tags: ['People'],
+      security: BEARER,
+      parameters: [...filterParameters(filter), ...pageParameters],
+      requestBody: filterBody(false),
+      responses: { '200': peopleAnswer, ...searchErrors },
+    },
+    post: {
+      operationId: 'searchPeopleByBody',
+      summary: 'Search people (filter in a POST body)',
+      description: `${description} The same search as GET /people, for clients that cannot send a GET body.`,
+      tags: ['People'],
+      security: BEARER,
+      parameters: pageParameters,
+      requestBody: filterBody(true),
+      responses: { '200': peopleAnswer, ...searchErrors },
+    },
+  };
+}
+
+const getPerson: Operation = {
+  operationId: 'getPerson',
+  summary: 'Read one person',
+  description: 'Permission: read. Answers 404 for an admin as for a missing person.',
+  tags: ['People'],
+  security: BEARER,
+  parameters: [
+    idParameter('person'),
+    {
+      name: 'If-None-Match',
+      in: 'header',
+      description: 'An ETag from an earlier answer: 304 when the person is unchanged.',
+      schema: { type: 'string' },
+    },
+  ],
+  responses: {
+    '200': personAnswer('The person.'),
+    '304': answer('Not modified: the copy named by If-None-Match is current.', undefined, {
+      ETag: headerRef('ETag'),
+    }),
+    ...errors(400, 401, 404, 429, 503),
+  },
+};
+
+const updatePerson: Operation = {
+  operationId: 'updatePerson',
+  summary: 'Update a person',
+  description:
+    'Changes first_name, last_name and chat_id. Names are trimmed, 1 to 100 characters, no control ' +
+    'characters; chat_id is 1 to 64 characters, and null or "" clears it. Every change is written ' +
+    'to the audit log. Permission: write.',
+  tags: ['People'],
+  security: BEARER,
+  parameters: [
+    idParameter('person'),
+    {
+      name: 'If-Match',
+      in: 'header',
+      description:
+        'An ETag from an earlier answer: the change is made only if the person is still at that version (412 otherwise).',
+      schema: { type: 'string' },
+    },
+  ],
+  requestBody: {
+    description: 'At least one field, in either JSON form, or form-encoded with the flat keys.',
+    required: true,
+    content: {
+      'application/json': {
+        schema: { oneOf: [schemaRef('PersonUpdateFlat'), schemaRef('PersonUpdateNested')] },
+        examples: {
+          flat: {
+            summary: "Flat keys (the interface document's form)",
+            value: { 'person[first_name]': 'Ada', 'person[chat_id]': '123456' },
+          },
+          nested: { summary: 'Nested object', value: { person: { last_name: 'Lovelace', chat_id: null } } },
+        },
+      },
+      'application/x-www-form-urlencoded': { schema: schemaRef('PersonUpdateFlat') },
+    },
+  },
+  responses: {
+    '200': personAnswer('The updated person, with its new ETag.'),
+    ...errors(400, 401, 404, 409, 412, 413),
+    '415': {
+      ...ERROR_RESPONSES.UnsupportedMediaType,
+      headers: {
+        ...ERROR_RESPONSES.UnsupportedMediaType.headers,
+        'Accept-Patch': {
+          description: 'The media types this operation accepts.',
+          schema: { type: 'string' },
+          required: true,
+        },
+      },
+    },
+    ...errors(429, 503),
+  },
+};
+
+/** GET /people, POST /people/search, GET and PATCH /people/{id}. */
+export function peoplePaths(filter: JsonSchema): Paths {
+  const search = searchOperations(filter);
+  return {
+    '/people': { get: search.get },
+    '/people/search': { post: search.post },
+    '/people/{id}': { get: getPerson, patch: updatePerson },
+  };
+}

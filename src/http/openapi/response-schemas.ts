@@ -1,0 +1,102 @@
+import { CONTACT_KINDS } from '../../domain/contact';
+import { PERMISSIONS } from '../../domain/permission';
+import type { ApiKeyResponse } from '../api-key.mapper';
+import type { mapPerson } from '../person.mapper';
+import { type JsonSchema, schemaRef } from './openapi-types';
+
+// What the mappers return: the schemas below must name exactly these fields (checked by tsc), and
+// real answers are validated against them by the tests.
+type PersonJson = ReturnType<typeof mapPerson>;
+type ContactJson = PersonJson['contacts'][number];
+type MembershipJson = PersonJson['memberships'][number];
+type ClubJson = MembershipJson['club'];
+
+/** Every field always present (SPEC §1), `null` where empty; nothing else. */
+function record<T>(description: string, properties: Record<keyof T & string, JsonSchema>): JsonSchema {
+  return {
+    type: 'object',
+    description,
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
+}
+
+const id = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description });
+const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: [type, 'null'],
+  description,
+  ...extra,
+});
+
+const Contact = record<ContactJson>('A way to reach a person. Contacts are ordered by kind, then id.', {
+  id: id('Contact identifier.'),
+  kind: { type: 'string', enum: [...CONTACT_KINDS] },
+  value: {
+    type: 'string',
+    description: 'The address, number or email; an address is one multi-line string.',
+  },
+  label: nullable('string', 'A free label such as "home" or "work".'),
+});
+
+const Club = record<ClubJson>('A club a membership belongs to.', {
+  id: id('Club identifier.'),
+  name: { type: 'string', description: 'Unique club name.' },
+});
+
+const Membership = record<MembershipJson>('A membership of a club, ordered by start_date, then id.', {
+  id: id('Membership identifier.'),
+  club: schemaRef('Club'),
+  kind: nullable('string', 'Kind of membership, such as "full" or "student".'),
+  start_date: { type: 'string', format: 'date', description: 'First day, YYYY-MM-DD.' },
+  end_date: nullable('string', 'Last day (inclusive), YYYY-MM-DD; null when open-ended.', { format: 'date' }),
+  current: {
+    type: 'boolean',
+    description: "Whether start_date <= today <= end_date, today in the directory's time zone.",
+  },
+});
+
+const Person = record<PersonJson>('A member of the directory. Admins never appear.', {
+  id: id('Internal identifier, the {id} of /people/{id}.'),
+  first_name: { type: 'string' },
+  last_name: { type: 'string' },
+  chat_id: nullable('string', 'User ID in the external chat service; unique across people.'),
+  planner_id: nullable('string', 'User ID in the observation-planning service; read-only through the API.'),
+  contacts: { type: 'array', items: schemaRef('Contact') },
+  memberships: { type: 'array', items: schemaRef('Membership') },
+});
+
+const ApiKey = record<ApiKeyResponse>('An API key (bearer token) of the calling account.', {
+  id: id('Key identifier, the {id} of DELETE /keys/{id}.'),
+  token: {
+    type: 'string',
+    pattern: '^mdk_',
+    description:
+      'The bearer token in full in the answer to POST /keys, and never again: elsewhere its first ' +
+      '8 characters followed by "…".',
+  },
+  name: nullable('string', 'The label given when the key was issued.'),
+  permissions: {
+    type: 'array',
+    items: { type: 'string', enum: [...PERMISSIONS] },
+    description: 'read: read people; write: change people. Fixed when the key is issued.',
+  },
+  created_at: { type: 'string', format: 'date-time' },
+  expires_at: nullable('string', 'When the key stops working; null for never.', { format: 'date-time' }),
+  last_used_at: nullable('string', 'When the key last authenticated a request (to within a minute).', {
+    format: 'date-time',
+  }),
+});
+
+const ErrorSchema = record<{ errors: string[] }>('Every error answer, on every route.', {
+  errors: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Error messages.' },
+});
+
+const Status = record<{ status: string }>('Answer of the health probes.', {
+  status: { type: 'string', const: 'ok' },
+});
+
+/** The answer schemas, keyed by component name. */
+export function responseSchemas(): Record<string, JsonSchema> {
+  return { Person, Contact, Membership, Club, ApiKey, Error: ErrorSchema, Status };
+}

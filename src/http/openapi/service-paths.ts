@@ -1,0 +1,96 @@
+import { DOCS_ASSET_FILES } from '../docs.routes';
+import { answer, errors, json } from './responses';
+import type { Operation, Paths } from './openapi-types';
+import { schemaRef } from './openapi-types';
+
+const OPEN: Operation['security'] = [];
+const TAGS = ['Service'];
+
+const operation = (fields: Omit<Operation, 'tags' | 'security'>): Operation => ({
+  ...fields,
+  tags: TAGS,
+  security: OPEN,
+});
+
+/** Probes, metrics and this documentation: open to anyone who can reach the service. */
+export function servicePaths(): Paths {
+  return {
+    '/healthz': {
+      get: operation({
+        operationId: 'liveness',
+        summary: 'Liveness probe',
+        description: 'Answers as long as the process runs; never touches the database.',
+        responses: { '200': answer('The process is up.', json(schemaRef('Status'), { status: 'ok' })) },
+      }),
+    },
+    '/readyz': {
+      get: operation({
+        operationId: 'readiness',
+        summary: 'Readiness probe',
+        description: 'Answers 200 only when the database answers a query within 2 seconds.',
+        responses: {
+          '200': answer('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })),
+          ...errors(503),
+        },
+      }),
+    },
+    '/metrics': {
+      get: operation({
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Requests by method, route pattern and status (http_requests_total), their latency ' +
+          '(http_request_duration_seconds), the database connection pool (db_pool_*) and the ' +
+          'process (CPU, memory, event loop), in the Prometheus text format.',
+        responses: {
+          '200': answer('The current values.', {
+            'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } },
+          }),
+        },
+      }),
+    },
+    '/openapi.json': {
+      get: operation({
+        operationId: 'openApiDocument',
+        summary: 'This API description',
+        description:
+          'The OpenAPI 3.1 document of every endpoint, generated from the validators the service uses.',
+        responses: { '200': answer('The OpenAPI document.', json({ type: 'object' })) },
+      }),
+    },
+    '/docs': {
+      get: operation({
+        operationId: 'docsPage',
+        summary: 'API reference page',
+        description: 'This page: Swagger UI over /openapi.json, served by the service itself (no CDN).',
+        responses: {
+          '200': answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+        },
+      }),
+    },
+    '/docs/assets/{file}': {
+      get: operation({
+        operationId: 'docsAsset',
+        summary: 'A file of the API reference page',
+        description: 'The scripts, styles and icons of /docs, from the installed swagger-ui-dist package.',
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            description: 'The file name.',
+            schema: { type: 'string', enum: [...DOCS_ASSET_FILES] },
+          },
+        ],
+        responses: {
+          '200': answer('The file.', {
+            'text/css': { schema: { type: 'string' } },
+            'application/javascript': { schema: { type: 'string' } },
+            'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+          }),
+          ...errors(404),
+        },
+      }),
+    },
+  };
+}
