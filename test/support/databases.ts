@@ -8,11 +8,32 @@ export interface TestDatabaseTarget {
 
 const postgresUrl = process.env.TEST_DATABASE_URL?.trim() || process.env.DATABASE_URL?.trim() || null;
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL (or DATABASE_URL) names one. */
-export const testDatabases: TestDatabaseTarget[] = [
+const allTargets: TestDatabaseTarget[] = [
   { name: 'pglite', url: null },
   ...(postgresUrl ? [{ name: 'postgres' as const, url: postgresUrl }] : []),
 ];
+
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL (or DATABASE_URL) names one.
+ * TEST_DATABASES (e.g. "postgres") narrows the list, so CI can run PGlite and PostgreSQL as two
+ * stages without running the PGlite tests twice.
+ */
+export const testDatabases: TestDatabaseTarget[] = selectTargets(process.env.TEST_DATABASES);
+
+function selectTargets(selection: string | undefined): TestDatabaseTarget[] {
+  const wanted = selection
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (!wanted || wanted.length === 0) return allTargets;
+  for (const name of wanted) {
+    if (name !== 'pglite' && name !== 'postgres')
+      throw new Error(`TEST_DATABASES: unknown database "${name}"`);
+    if (name === 'postgres' && !postgresUrl)
+      throw new Error('TEST_DATABASES names postgres but TEST_DATABASE_URL is unset');
+  }
+  return allTargets.filter((target) => wanted.includes(target.name));
+}
 
 /**
  * A fresh, migrated database: PGlite in memory (about 2 s to start, so share one per test file),
