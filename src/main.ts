@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Container } from 'inversify';
 import type { Logger } from 'pino';
 import type { PersonRepository } from './application/ports/person-repository';
 import { TYPES } from './application/ports/tokens';
 import { type Config, ConfigError, loadConfig } from './config';
-import { APP, createContainer } from './container';
+import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
 import { type Database, migrate, openDatabase } from './infrastructure/persistence/database';
@@ -30,7 +31,7 @@ function describeDatabase(config: Config): string {
  * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close the database, exit 0.
  * A second signal, or requests still running after 10 s, end the process with 1.
  */
-function shutDownOnSignals(server: Server, database: Database, logger: Logger): void {
+function shutDownOnSignals(server: Server, container: Container, database: Database, logger: Logger): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -38,7 +39,6 @@ function shutDownOnSignals(server: Server, database: Database, logger: Logger): 
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
     setTimeout(() => {
       logger.error('requests still running after 10 s: exiting');
       process.exit(1);
@@ -46,20 +46,27 @@ function shutDownOnSignals(server: Server, database: Database, logger: Logger): 
     // Keep-alive connections between requests would hold server.close() open; closing the idle
     // ones repeatedly also catches those whose last request finishes during the shutdown.
     const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+    // The listener closes at once, before anything is logged: whoever reads the log line below
+    // can rely on new connections being refused.
     server.close(() => {
       clearInterval(idleSweep);
-      database.close().then(
-        () => {
-          logger.info('stopped');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'closing the database failed');
-          process.exit(1);
-        },
-      );
+      // Redis and the revocation listener first: nothing uses them once requests are done.
+      closeConnections(container)
+        .catch(() => undefined)
+        .then(() => database.close())
+        .then(
+          () => {
+            logger.info('stopped');
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'closing the database failed');
+            process.exit(1);
+          },
+        );
     });
     server.closeIdleConnections();
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -111,6 +118,7 @@ async function main(): Promise<void> {
     fail('start-up failed: preparing the database failed', error);
   }
 
+  await startConnections(container);
   const server = createApp(container).listen(config.port);
   server.once('error', (error: NodeJS.ErrnoException) => {
     const reason = error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message;
@@ -123,7 +131,7 @@ async function main(): Promise<void> {
       `Membership Directory listening on http://localhost:${port}`,
     );
   });
-  shutDownOnSignals(server, database, logger);
+  shutDownOnSignals(server, container, database, logger);
 }
 
 main().catch((error: unknown) => fail('start-up failed', error));
