@@ -85,7 +85,7 @@ export function servicePaths(): Paths {
         responses: {
           '200': answer('The file.', {
             'text/css': { schema: { type: 'string' } },
-            'application/javascript': { schema: { type: 'string' } },
+            'text/javascript': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
           }),
           ...errors(404),

@@ -1,0 +1,192 @@
+import request from 'supertest';
+import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
+import { MAX_ID, MAX_LIMIT } from '../../../src/http/openapi/people-paths';
+import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
+import { testDatabases } from '../../support/databases';
+import { DocumentedAnswers } from './documented-answers';
+
+const document = buildOpenApiDocument();
+
+function exampleOf(path: string, method: 'patch' | 'post', name?: string): unknown {
+  const media = document.paths[path][method]?.requestBody?.content['application/json'];
+  return name === undefined ? media?.example : media?.examples?.[name].value;
+}
+
+describe.each(testDatabases)('answers as documented on $name', (target) => {
+  let t: TestApp;
+  let token: string;
+  let docs: DocumentedAnswers;
+
+  beforeAll(async () => {
+    t = await createTestApp(target);
+    token = await t.tokenWith(['read', 'write']);
+    docs = new DocumentedAnswers(document);
+  });
+  afterAll(() => t.close());
+
+  const bearer = (req: request.Test, key = token) => req.set('Authorization', `Bearer ${key}`);
+
+  async function addMember(): Promise<number> {
+    const [id] = await t.addPeople([
+      newPerson({
+        chatId: uniqueName('chat'),
+        contacts: [
+          { kind: 'email', value: `${uniqueName('m')}@example.org`, label: 'home' },
+          { kind: 'address', value: '1 Observatory Road\nGreenwich', label: null },
+        ],
+        memberships: [
+          { club: uniqueName('Club'), kind: 'full', startDate: '2020-01-01', endDate: null },
+          { club: uniqueName('Club'), kind: null, startDate: '2019-01-01', endDate: '2019-12-31' },
+        ],
+      }),
+    ]);
+    return id;
+  }
+
+  describe('people', () => {
+    it('GET /people answers documented people, with the Link header when paged', async () => {
+      await addMember();
+      await addMember();
+      const all = await bearer(request(t.app).get('/people'));
+      expect(all.body.length).toBeGreaterThanOrEqual(2);
+      docs.expectDocumented(all, '/people', 'get');
+
+      const page = await bearer(request(t.app).get('/people?limit=1&has_chat=true'));
+      expect(page.headers.link).toMatch(/rel="next"/);
+      docs.expectDocumented(page, '/people', 'get');
+    });
+
+    it('POST /people/search answers documented people', async () => {
+      const res = await bearer(request(t.app).post('/people/search')).send({ active: 'yes' });
+      expect(res.status).toBe(200);
+      docs.expectDocumented(res, '/people/search', 'post');
+    });
+
+    it('GET /people/{id} answers a documented person, then 304 for its ETag', async () => {
+      const id = await addMember();
+      const res = await bearer(request(t.app).get(`/people/${id}`));
+      expect(res.body.memberships).toHaveLength(2);
+      docs.expectDocumented(res, '/people/{id}', 'get');
+      const again = await bearer(request(t.app).get(`/people/${id}`)).set('If-None-Match', res.headers.etag);
+      expect(again.status).toBe(304);
+      docs.expectDocumented(again, '/people/{id}', 'get');
+    });
+
+    it('PATCH /people/{id} accepts both documented JSON examples and the form', async () => {
+      const id = await addMember();
+      for (const name of ['flat', 'nested']) {
+        const body = exampleOf('/people/{id}', 'patch', name) as Record<string, unknown>;
+        // The example's chat_id must not collide with another test's person.
+        const unique = JSON.parse(JSON.stringify(body).replace('"123456"', `"${uniqueName('c')}"`));
+        const res = await bearer(request(t.app).patch(`/people/${id}`)).send(unique);
+        expect(res.status).toBe(200);
+        docs.expectDocumented(res, '/people/{id}', 'patch');
+      }
+      const form = await bearer(request(t.app).patch(`/people/${id}`))
+        .type('form')
+        .send({ 'person[last_name]': 'Herschel' });
+      expect(form.body.last_name).toBe('Herschel');
+      docs.expectDocumented(form, '/people/{id}', 'patch');
+    });
+
+    it('PATCH /people/{id} failures are documented: 400, 404, 409, 412, 413, 415', async () => {
+      const id = await addMember();
+      const other = await bearer(request(t.app).get(`/people/${await addMember()}`));
+      const patch = () => bearer(request(t.app).patch(`/people/${id}`));
+      const answers = [
+        await patch().send({}),
+        await bearer(request(t.app).patch(`/people/${MAX_ID}`)).send({ 'person[first_name]': 'X' }),
+        await patch().send({ 'person[chat_id]': other.body.chat_id }),
+        await patch().set('If-Match', '"v999-20200101"').send({ 'person[first_name]': 'X' }),
+        await patch().send({ 'person[first_name]': 'x'.repeat(17 * 1024) }),
+        await patch().type('text/plain').send('first_name=X'),
+      ];
+      expect(answers.map((res) => res.status)).toEqual([400, 404, 409, 412, 413, 415]);
+      for (const res of answers) docs.expectDocumented(res, '/people/{id}', 'patch');
+      // The schema and the validator agree that an empty change is refused.
+      expect(docs.validates('PersonUpdateFlat', {})).toBe(false);
+    });
+
+    it('search errors are documented: 400 for an unknown filter, 401 without a key', async () => {
+      const bad = await bearer(request(t.app).get('/people?nickname=x'));
+      expect(bad.status).toBe(400);
+      docs.expectDocumented(bad, '/people', 'get');
+      const anonymous = await request(t.app).get('/people');
+      expect(anonymous.status).toBe(401);
+      docs.expectDocumented(anonymous, '/people', 'get');
+    });
+
+    it('the documented bounds of limit, after and id are the ones enforced', async () => {
+      const status = async (path: string) => (await bearer(request(t.app).get(path))).status;
+      expect(await status(`/people?limit=${MAX_LIMIT}`)).toBe(200);
+      expect(await status(`/people?limit=${MAX_LIMIT + 1}`)).toBe(400);
+      expect(await status('/people?limit=0')).toBe(400);
+      expect(await status(`/people?after=${MAX_ID}`)).toBe(200);
+      expect(await status(`/people?after=${MAX_ID + 1}`)).toBe(400);
+      expect(await status(`/people/${MAX_ID}`)).toBe(404);
+      expect(await status(`/people/${MAX_ID + 1}`)).toBe(400);
+      expect(await status('/people/0')).toBe(400);
+    });
+  });
+
+  describe('keys', () => {
+    it('POST /keys issues a documented key from the documented example body; a wrong password is a documented 401', async () => {
+      const account = await t.createAccount();
+      const res = await request(t.app)
+        .post('/keys')
+        .auth(account.username, account.password)
+        .send(exampleOf('/keys', 'post') as object);
+      expect(res.status).toBe(201);
+      expect(docs.validates('IssueKeyRequest', exampleOf('/keys', 'post'))).toBe(true);
+      docs.expectDocumented(res, '/keys', 'post');
+
+      const wrong = await request(t.app).post('/keys').auth(account.username, 'not the password');
+      expect(wrong.status).toBe(401);
+      docs.expectDocumented(wrong, '/keys', 'post');
+    });
+
+    it('GET /keys, DELETE /keys/{id} and DELETE /keys answer documented keys', async () => {
+      const account = await t.createAccount();
+      const first = await t.issueToken(account.username, account.password);
+      await t.issueToken(account.username, account.password, { name: 'second' });
+
+      const list = await bearer(request(t.app).get('/keys'), first);
+      expect(list.body).toHaveLength(2);
+      docs.expectDocumented(list, '/keys', 'get');
+
+      const second = list.body.find((key: { name: string | null }) => key.name === 'second');
+      const revokeOther = await bearer(request(t.app).delete(`/keys/${second.id}`), first);
+      expect(revokeOther.status).toBe(200);
+      docs.expectDocumented(revokeOther, '/keys/{id}', 'delete');
+
+      const revokeSelf = await bearer(request(t.app).delete('/keys'), first);
+      expect(revokeSelf.status).toBe(200);
+      docs.expectDocumented(revokeSelf, '/keys', 'delete');
+    });
+  });
+
+  describe('service', () => {
+    it('the probes, metrics, document and docs page answer as documented', async () => {
+      const checks: [string, string][] = [
+        ['/healthz', '/healthz'],
+        ['/readyz', '/readyz'],
+        ['/metrics', '/metrics'],
+        ['/openapi.json', '/openapi.json'],
+        ['/docs', '/docs'],
+        ['/docs/assets/swagger-ui.css', '/docs/assets/{file}'],
+        ['/docs/assets/docs-init.js', '/docs/assets/{file}'],
+        ['/docs/assets/package.json', '/docs/assets/{file}'],
+      ];
+      for (const [url, path] of checks) {
+        const res = await request(t.app).get(url);
+        docs.expectDocumented(res, path, 'get');
+      }
+    });
+  });
+
+  it('an undocumented answer is caught, so the checks above can fail', async () => {
+    const res = await bearer(request(t.app).get('/keys'));
+    const forged = { ...res, body: [{ ...res.body[0], token_hash: 'leak' }] } as typeof res;
+    expect(() => docs.expectDocumented(forged, '/keys', 'get')).toThrow(/additional properties/);
+  });
+});
