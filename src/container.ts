@@ -15,10 +15,17 @@ import { SearchPeople } from './application/people/search-people';
 import { UpdatePerson } from './application/people/update-person';
 import type { Config } from './config';
 import type { Database } from './infrastructure/persistence/database';
+import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
+import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
+import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
+import { credentialCacheFor } from './infrastructure/persistence/credential-cache';
+import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
 import { TypeOrmUnitOfWork } from './infrastructure/persistence/typeorm-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
+import { RedisConnection } from './infrastructure/rate-limit/redis-connection';
+import { RedisLoginThrottle } from './infrastructure/security/redis-login-throttle';
 import { TokenCodec } from './infrastructure/security/token-codec';
 import { SystemClock } from './infrastructure/system-clock';
 
@@ -27,6 +34,10 @@ export const APP = {
   Config: Symbol.for('Config'),
   Database: Symbol.for('Database'),
   Logger: Symbol.for('Logger'),
+  /** RedisConnection, or null without REDIS_URL. */
+  Redis: Symbol.for('Redis'),
+  /** KeyEventsListener on PostgreSQL, null on PGlite. */
+  KeyEvents: Symbol.for('KeyEvents'),
 } as const;
 
 /** Adapters a caller may replace: tests freeze the clock or share a throttle. */
@@ -36,6 +47,8 @@ export interface ContainerOverrides {
   passwordHasher?: PasswordHasher;
   tokenService?: TokenService;
   logger?: Logger;
+  /** Prefix of every Redis key, so that test runs sharing one Redis never meet. */
+  redisKeyPrefix?: string;
 }
 
 /** Never written to a log, wherever it appears in a logged object. */
@@ -69,14 +82,37 @@ export function createContainer(
 
   container.bind<Config>(APP.Config).toConstantValue(config);
   container.bind<Database>(APP.Database).toConstantValue(database);
-  container.bind<Logger>(APP.Logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  container.bind<Logger>(APP.Logger).toConstantValue(logger);
 
+  // Bearer verification reads credentials through a cache that every revocation, account change
+  // and (on PostgreSQL) every other instance's notification invalidates: see CredentialCache.
+  const cache = credentialCacheFor(database);
   const repositories = createRepositories(database.dataSource.manager);
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
-  container.bind(TYPES.AccountRepository).toConstantValue(repositories.accounts);
-  container.bind(TYPES.ApiKeyRepository).toConstantValue(repositories.keys);
+  container
+    .bind(TYPES.AccountRepository)
+    .toConstantValue(new CachingAccountRepository(repositories.accounts, cache));
+  container
+    .bind(TYPES.ApiKeyRepository)
+    .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
-  container.bind(TYPES.UnitOfWork).toConstantValue(new TypeOrmUnitOfWork(database.dataSource));
+  container
+    .bind(TYPES.UnitOfWork)
+    .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));
+  const keyEvents =
+    database.kind === 'postgres' && config.databaseUrl !== null
+      ? new KeyEventsListener(config.databaseUrl, cache, logger)
+      : null;
+  container.bind<KeyEventsListener | null>(APP.KeyEvents).toConstantValue(keyEvents);
+
+  // Rate-limit and login-throttle counters live in Redis when it is configured, so that every
+  // instance counts the same requests and failures.
+  const redis =
+    config.redisUrl === null
+      ? null
+      : new RedisConnection(config.redisUrl, logger, { keyPrefix: overrides.redisKeyPrefix });
+  container.bind<RedisConnection | null>(APP.Redis).toConstantValue(redis);
 
   const clock = overrides.clock ?? new SystemClock(config.directoryTimezone);
   container.bind<Clock>(TYPES.Clock).toConstantValue(clock);
@@ -86,9 +122,16 @@ export function createContainer(
   container
     .bind<TokenService>(TYPES.TokenService)
     .toConstantValue(overrides.tokenService ?? new TokenCodec());
-  container
-    .bind<LoginThrottle>(TYPES.LoginThrottle)
-    .toConstantValue(overrides.loginThrottle ?? new InMemoryLoginThrottle(clock));
+  container.bind<LoginThrottle>(TYPES.LoginThrottle).toConstantValue(
+    overrides.loginThrottle ??
+      (redis === null
+        ? new InMemoryLoginThrottle(clock)
+        : new RedisLoginThrottle(redis, clock, {
+            keyPrefix: redis.keyPrefix,
+            fallback: new InMemoryLoginThrottle(clock),
+            logger,
+          })),
+  );
 
   container.bind(SearchPeople).toSelf().inSingletonScope();
   container.bind(GetPerson).toSelf().inSingletonScope();
@@ -99,4 +142,25 @@ export function createContainer(
   // A singleton on purpose: it remembers when each key was last touched.
   container.bind(AuthenticateKey).toSelf().inSingletonScope();
   return container;
+}
+
+/**
+ * Opens what the server needs besides the database pool: Redis and the listener for other
+ * instances' revocations. Never fails: without them the service still serves (counting per
+ * instance, reading every key from the database) and they keep reconnecting. The command line
+ * does not call it, so it holds no connection beyond the database.
+ */
+export async function startConnections(container: Container): Promise<void> {
+  await Promise.all([
+    container.get<RedisConnection | null>(APP.Redis)?.start(),
+    container.get<KeyEventsListener | null>(APP.KeyEvents)?.start(),
+  ]);
+}
+
+/** Closes what startConnections opened; before the database is closed. */
+export async function closeConnections(container: Container): Promise<void> {
+  await Promise.all([
+    container.get<RedisConnection | null>(APP.Redis)?.close(),
+    container.get<KeyEventsListener | null>(APP.KeyEvents)?.close(),
+  ]);
 }

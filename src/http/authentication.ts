@@ -3,6 +3,7 @@ import type { Container } from 'inversify';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
 import { Unauthenticated } from '../domain/errors';
+import { keyRateLimit } from './rate-limit';
 
 const REALM = 'membership-directory';
 
@@ -50,9 +51,11 @@ function bearerToken(req: Request, res: Response): string {
  * calling and `res.locals.keyId` the key used (read by the request log). Every refusal carries the
  * `WWW-Authenticate` challenge, set on the response before the error travels on so that the error
  * handler keeps it. (A key lacking a permission is refused later, by the use case: the error handler
- * answers that Forbidden with the insufficient_scope challenge.)
+ * answers that Forbidden with the insufficient_scope challenge.) An authenticated request is then
+ * counted against its key's rate limit.
  */
 export function bearerAuth(container: Container): RequestHandler {
+  const rateLimit = keyRateLimit(container);
   return async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;
@@ -64,7 +67,7 @@ export function bearerAuth(container: Container): RequestHandler {
     }
     res.locals.principal = principal;
     res.locals.keyId = principal.keyId;
-    next();
+    await rateLimit(req, res, next);
   };
 }
 

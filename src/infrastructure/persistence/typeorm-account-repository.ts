@@ -10,6 +10,7 @@ import { Conflict, NotFound } from '../../domain/errors';
 import type { Permission } from '../../domain/permission';
 import type { Role } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
+import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
 
 interface AccountRecord {
   id: number;
@@ -69,6 +70,9 @@ export class TypeOrmAccountRepository implements AccountRepository {
         params,
       );
       if (affected === 0) throw new NotFound(`account ${personId} not found`);
+      // Delivered at commit: every instance forgets the account's cached keys (disabled flag and
+      // permissions included), also when the change comes from the command line.
+      await notifyKeyEvent(this.manager, KEY_EVENT_CHANNELS.accountChanged, personId);
     });
   }
 

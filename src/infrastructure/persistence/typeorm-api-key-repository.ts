@@ -5,6 +5,7 @@ import { NotFound } from '../../domain/errors';
 import type { Permission } from '../../domain/permission';
 import type { Role } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
+import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
 import { type ApiKeyRow, ApiKeySchema } from './schemas/api-key-schema';
 
 /** Listed explicitly so that the token hash never leaves this file. */
@@ -124,6 +125,8 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
     return withDatabaseErrors(async () => {
       // Only a first revocation sets the time: revoking again changes nothing.
       await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: at });
+      // Delivered at commit: tells every instance to forget the key it may have cached.
+      await notifyKeyEvent(this.manager, KEY_EVENT_CHANNELS.keyRevoked, id);
       const row = await this.keys.findOneBy({ id });
       if (!row) throw new NotFound(`key ${id} not found`);
       return toApiKey(row);

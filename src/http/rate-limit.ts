@@ -1,0 +1,89 @@
+import type { RequestHandler, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { Container } from 'inversify';
+import type { Logger } from 'pino';
+import type { RedisReply } from 'rate-limit-redis';
+import type { Config } from '../config';
+import { APP } from '../container';
+import { RecoveringRedisStore } from '../infrastructure/rate-limit/recovering-redis-store';
+import type { RedisConnection } from '../infrastructure/rate-limit/redis-connection';
+import { HttpError } from './http-error';
+
+const WINDOW_MS = 60_000;
+// During a Redis outage every request would report the failure; once a minute says enough.
+const LOG_INTERVAL_MS = 60_000;
+
+function retryAfterSeconds(resetTime: Date | undefined): number {
+  if (resetTime === undefined) return Math.ceil(WINDOW_MS / 1000);
+  return Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000));
+}
+
+function keyIdOf(res: Response): number {
+  const keyId = res.locals.keyId as number | undefined;
+  if (keyId === undefined) throw new Error('bearerAuth must run before the rate limit');
+  return keyId;
+}
+
+/** Store failures are logged, not answered: the limit fails open rather than failing requests. */
+function storeLogger(logger: Logger) {
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  const log = (error: unknown, message?: string) => {
+    const now = Date.now();
+    if (now - lastLoggedAt < LOG_INTERVAL_MS) return;
+    lastLoggedAt = now;
+    logger.warn({ err: error }, `rate limit not counted: ${message ?? 'store failed'}`);
+  };
+  return { error: log, warn: log };
+}
+
+function createKeyRateLimit(container: Container): RequestHandler {
+  const config = container.get<Config>(APP.Config);
+  const redis = container.get<RedisConnection | null>(APP.Redis);
+  const limit = config.rateLimitPerMinute;
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit,
+    // IETF draft 8: `RateLimit` and `RateLimit-Policy`, plus Retry-After on a 429.
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    keyGenerator: (_req, res) => `key:${keyIdOf(res)}`,
+    retryAfter: (req) =>
+      retryAfterSeconds((req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime),
+    handler: (_req, res, next) => {
+      const seconds = String(res.getHeader('Retry-After') ?? Math.ceil(WINDOW_MS / 1000));
+      next(
+        new HttpError(
+          429,
+          `rate limit exceeded: ${limit} requests a minute per key; retry after ${seconds} s`,
+          { 'Retry-After': seconds },
+        ),
+      );
+    },
+    // Shared by every instance when Redis is configured; otherwise counted in this process.
+    store:
+      redis === null
+        ? undefined
+        : new RecoveringRedisStore({
+            sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
+            prefix: `${redis.keyPrefix}rate:`,
+          }),
+    passOnStoreError: true,
+    logger: storeLogger(container.get<Logger>(APP.Logger)),
+  });
+}
+
+const limiters = new WeakMap<Container, RequestHandler>();
+
+/**
+ * The per-key rate limit, to run right after bearer authentication: `RATE_LIMIT_PER_MINUTE`
+ * requests in a fixed one-minute window per key. One limiter per container, so that every route
+ * counts against the same budget of a key.
+ */
+export function keyRateLimit(container: Container): RequestHandler {
+  let limiter = limiters.get(container);
+  if (limiter === undefined) {
+    limiter = createKeyRateLimit(container);
+    limiters.set(container, limiter);
+  }
+  return limiter;
+}
