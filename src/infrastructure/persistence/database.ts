@@ -5,6 +5,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
+import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable } from './database-errors';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { ApiKeySchema } from './schemas/api-key-schema';
@@ -136,6 +137,11 @@ async function createSchema(databaseUrl: string, schema: string): Promise<void> 
 
 /** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  // PGlite belongs to one process: a second one opening the directory would lose writes silently.
+  const lock =
+    options.databaseUrl === null && options.dataDir !== undefined
+      ? acquireDataDirLock(options.dataDir)
+      : null;
   const { kind, dataSource, pglite } = createDataSource(options);
   try {
     if (options.databaseUrl !== null && options.schema !== undefined) {
@@ -145,6 +151,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await pglite?.close().catch(() => undefined);
+    lock?.release();
     if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
     throw error;
   }
@@ -152,8 +159,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind,
     dataSource,
     async close() {
-      if (dataSource.isInitialized) await dataSource.destroy();
-      if (pglite && !pglite.closed) await pglite.close();
+      try {
+        if (dataSource.isInitialized) await dataSource.destroy();
+        if (pglite && !pglite.closed) await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
