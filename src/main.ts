@@ -9,6 +9,7 @@ import { type Config, ConfigError, loadConfig } from './config';
 import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
+import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
 import { type Database, migrate, openDatabase } from './infrastructure/persistence/database';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
       dataDir: config.databaseUrl === null ? config.dataDir : undefined,
     });
   } catch (error) {
+    if (error instanceof DataDirectoryInUse) fail(`start-up failed: ${error.message}`);
     if (error instanceof Unavailable)
       fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
     fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);
