@@ -63,8 +63,10 @@ const REDACTED_PATHS = [
   '*.tokenHash',
 ];
 
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+/** `destination` defaults to standard output; tests pass a stream to read what would be logged. */
+export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /**
