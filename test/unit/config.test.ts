@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+
+/** The message loadConfig refuses this environment with (failing the test if it accepts it). */
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+/** The NAME=value lines of .env.example, in order. */
+function exampleSettings(): [string, string][] {
+  const text = readFileSync(path.resolve(__dirname, '../../.env.example'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => /^[A-Z_]+=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
+}
+
+describe('loadConfig', () => {
+  it('gives every setting its default in an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      databaseUrl: null,
+      dataDir: './data',
+      directoryTimezone: 'UTC',
+      bcryptCost: 12,
+      logLevel: 'info',
+      redisUrl: null,
+      rateLimitPerMinute: 1200,
+      trustProxy: false,
+    });
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://directory:secret@db.example:5432/directory',
+      DATA_DIR: '/var/lib/directory',
+      DIRECTORY_TIMEZONE: 'Europe/London',
+      BCRYPT_COST: '13',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: 'rediss://cache.example:6380',
+      RATE_LIMIT_PER_MINUTE: '60',
+      TRUST_PROXY: 'loopback, 10.0.0.0/8',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      databaseUrl: 'postgres://directory:secret@db.example:5432/directory',
+      dataDir: '/var/lib/directory',
+      directoryTimezone: 'Europe/London',
+      bcryptCost: 13,
+      logLevel: 'warn',
+      redisUrl: 'rediss://cache.example:6380',
+      rateLimitPerMinute: 60,
+      trustProxy: 'loopback, 10.0.0.0/8',
+    });
+  });
+
+  it('treats an empty or blank value as unset, and trims values', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '   ', LOG_LEVEL: ' debug ' })).toMatchObject({
+      port: 3000,
+      databaseUrl: null,
+      logLevel: 'debug',
+    });
+  });
+
+  it('accepts postgresql: URLs and redis: URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/directory' }).databaseUrl).toBe(
+      'postgresql://localhost/directory',
+    );
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of proxies', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '192.168.0.1' }).trustProxy).toBe('192.168.0.1');
+  });
+
+  it('accepts the ends of each range', () => {
+    expect(loadConfig({ PORT: '0', BCRYPT_COST: '4', RATE_LIMIT_PER_MINUTE: '1' })).toMatchObject({
+      port: 0,
+      bcryptCost: 4,
+      rateLimitPerMinute: 1,
+    });
+    expect(loadConfig({ PORT: '65535', BCRYPT_COST: '20', RATE_LIMIT_PER_MINUTE: '1000000' })).toMatchObject({
+      port: 65535,
+      bcryptCost: 20,
+      rateLimitPerMinute: 1_000_000,
+    });
+  });
+
+  it.each([
+    ['PORT', '65536', 'PORT must be a whole number from 0 to 65535, not "65536"'],
+    ['PORT', 'http', 'PORT must be a whole number from 0 to 65535, not "http"'],
+    ['PORT', '-1', 'PORT must be a whole number from 0 to 65535, not "-1"'],
+    ['BCRYPT_COST', '3', 'BCRYPT_COST must be a whole number from 4 to 20, not "3"'],
+    ['BCRYPT_COST', '12.5', 'BCRYPT_COST must be a whole number from 4 to 20, not "12.5"'],
+    ['RATE_LIMIT_PER_MINUTE', '0', 'RATE_LIMIT_PER_MINUTE must be a whole number from 1 to 1000000, not "0"'],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "verbose"',
+    ],
+    [
+      'DIRECTORY_TIMEZONE',
+      'Mars/Olympus_Mons',
+      'DIRECTORY_TIMEZONE must be an IANA time zone name such as Europe/London, not "Mars/Olympus_Mons"',
+    ],
+    [
+      'DATABASE_URL',
+      'mysql://localhost/directory',
+      'DATABASE_URL must start with postgres:// or postgresql://',
+    ],
+    ['DATABASE_URL', 'not a url', 'DATABASE_URL must be a URL (postgres: or postgresql:)'],
+    ['REDIS_URL', 'http://cache:6379', 'REDIS_URL must start with redis:// or rediss://'],
+    ['REDIS_URL', 'cache:6379:x', 'REDIS_URL must start with redis:// or rediss://'],
+  ])('refuses %s=%j with one line naming the setting', (name, value, message) => {
+    const text = refusal({ [name]: value });
+    expect(text).toBe(message);
+    expect(text).not.toContain('\n');
+  });
+
+  it('never repeats a connection string, which may hold a password, in its message', () => {
+    const text = refusal({ DATABASE_URL: 'mysql://directory:hunter2@db/directory' });
+    expect(text).toMatch(/^DATABASE_URL /);
+    expect(text).not.toContain('hunter2');
+  });
+
+  it('reads the environment it is given, and process.env by default', () => {
+    const saved = process.env.PORT;
+    process.env.PORT = '4321';
+    try {
+      expect(loadConfig().port).toBe(4321);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every setting loadConfig reads, and nothing else', () => {
+    const read = new Set<string>();
+    const recording = new Proxy({} as Record<string, string | undefined>, {
+      get(_target, name) {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(recording);
+    expect(
+      exampleSettings()
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual([...read].sort());
+  });
+
+  it('shows each setting with its default', () => {
+    expect(loadConfig(Object.fromEntries(exampleSettings()))).toEqual(loadConfig({}));
+  });
+});
