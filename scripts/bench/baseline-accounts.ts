@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import bcrypt from 'bcrypt';
+import { BASELINE_SCHEMA, type BenchDatabase } from './bench-database';
+
+export interface BenchAccount {
+  username: string;
+  password: string;
+  permissions: string[];
+  admin: boolean;
+}
+
+/**
+ * Gives the baseline the same accounts the service got from its CLI (same bcrypt cost, so a
+ * POST /keys costs the same there), and, when given, a key with the service's token: both
+ * servers then accept the very same Authorization header.
+ */
+export async function addBaselineAccount(
+  database: BenchDatabase,
+  account: BenchAccount,
+  bcryptCost: number,
+  token?: string,
+): Promise<void> {
+  const hash = await bcrypt.hash(account.password, bcryptCost);
+  const [person] = await database.query<{ id: number }>(
+    `INSERT INTO ${BASELINE_SCHEMA}.people (role, first_name, last_name, username, password_hash, permissions)
+     VALUES ($1, $2, $2, $2, $3, $4) RETURNING id`,
+    [account.admin ? 'admin' : 'member', account.username, hash, account.permissions],
+  );
+  if (token === undefined) return;
+  await database.query(
+    `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions) VALUES ($1, $2, $3, $4)`,
+    [
+      person.id,
+      token.slice(0, 8),
+      createHash('sha256').update(token, 'utf8').digest('hex'),
+      account.permissions,
+    ],
+  );
+}

@@ -1,0 +1,78 @@
+import { Client } from 'pg';
+import { baselineSchema } from './baseline-schema';
+
+const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const BASELINE_SCHEMA = 'bench_baseline';
+
+async function withClient<T>(connectionString: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Where the benchmark keeps its data: the service's tables (made by its own migrations) and the
+ * baseline's copy in schema `bench_baseline` of the same database. With DATABASE_URL that
+ * database is used as it is (it must hold no people yet); otherwise a fresh `bench_<time>`
+ * database is created on the local server and dropped at the end.
+ */
+export class BenchDatabase {
+  private constructor(
+    readonly url: string,
+    private readonly created: { name: string; serverUrl: string } | null,
+  ) {}
+
+  static async prepare(env: NodeJS.ProcessEnv): Promise<BenchDatabase> {
+    const given = env.DATABASE_URL?.trim();
+    if (given) {
+      const people = await withClient(given, async (client) => {
+        const exists = await client.query(`SELECT to_regclass('public.people') IS NOT NULL AS present`);
+        if (!exists.rows[0].present) return 0;
+        const count = await client.query('SELECT count(*)::int AS n FROM people');
+        return count.rows[0].n as number;
+      });
+      if (people > 0) {
+        throw new Error(
+          `DATABASE_URL already holds ${people} people; the benchmark imports its own directory and needs an empty database`,
+        );
+      }
+      return new BenchDatabase(given, null);
+    }
+    const serverUrl = env.BENCH_POSTGRES_URL?.trim() || DEFAULT_SERVER;
+    const name = `bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
+    await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return new BenchDatabase(url.toString(), { name, serverUrl });
+  }
+
+  get description(): string {
+    return this.created ? `fresh database ${this.created.name}` : 'DATABASE_URL';
+  }
+
+  async createBaselineSchema(): Promise<void> {
+    await withClient(this.url, async (client) => {
+      await client.query(`DROP SCHEMA IF EXISTS ${BASELINE_SCHEMA} CASCADE`);
+      await client.query(baselineSchema(BASELINE_SCHEMA));
+    });
+  }
+
+  async query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+    return withClient(this.url, async (client) => (await client.query(text, values)).rows as T[]);
+  }
+
+  /** Drops what the benchmark made: the whole database when it created it, else the baseline schema. */
+  async cleanUp(): Promise<string> {
+    if (this.created) {
+      const { name, serverUrl } = this.created;
+      await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      return `dropped database ${name}`;
+    }
+    await withClient(this.url, (client) => client.query(`DROP SCHEMA IF EXISTS ${BASELINE_SCHEMA} CASCADE`));
+    return `dropped schema ${BASELINE_SCHEMA}; the imported people stay in DATABASE_URL`;
+  }
+}

@@ -1,0 +1,109 @@
+import { SCENARIO_NAMES, type ScenarioName } from './scenarios';
+
+export interface BenchOptions {
+  people: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  stormConnections: number;
+  fullListRepetitions: number;
+  scenarios: ScenarioName[];
+  postgres: boolean;
+  pglite: boolean;
+  pglitePeople: number;
+  keep: boolean;
+  seed: number;
+}
+
+export const USAGE = `npm run bench -- [options]
+  --people N             people in the generated directory (default 100000)
+  --duration S           seconds measured per scenario and server (default 10)
+  --warmup S             seconds of warm-up before each measurement (default 2)
+  --connections C        concurrent connections (default 32)
+  --storm-connections K  connections asking for keys during the storm (default 4)
+  --repetitions R        timed requests of the full list (default 3)
+  --only a,b             scenarios: ${SCENARIO_NAMES.join(', ')}
+  --pglite               also run the service on PGlite (embedded) and report it in its own table
+  --pglite-only          only the PGlite run
+  --pglite-people N      people for the PGlite run (default: --people)
+  --keep                 keep the databases (and the generated file) afterwards
+  --seed N               seed of the generated directory (default 20240601)
+Environment: DATABASE_URL (an empty database to use) or BENCH_POSTGRES_URL (a server on which to
+create a fresh database; default postgres://postgres@127.0.0.1:5432/postgres).`;
+
+function positive(name: string, raw: string | undefined): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} needs a positive whole number`);
+  return value;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const options: BenchOptions = {
+    people: 100_000,
+    seconds: 10,
+    warmupSeconds: 2,
+    connections: 32,
+    stormConnections: 4,
+    fullListRepetitions: 3,
+    scenarios: [...SCENARIO_NAMES],
+    postgres: true,
+    pglite: false,
+    pglitePeople: 0,
+    keep: false,
+    seed: 20240601,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => argv[++i];
+    switch (flag) {
+      case '--people':
+        options.people = positive(flag, value());
+        break;
+      case '--duration':
+        options.seconds = positive(flag, value());
+        break;
+      case '--warmup':
+        options.warmupSeconds = Number(value());
+        break;
+      case '--connections':
+        options.connections = positive(flag, value());
+        break;
+      case '--storm-connections':
+        options.stormConnections = positive(flag, value());
+        break;
+      case '--repetitions':
+        options.fullListRepetitions = positive(flag, value());
+        break;
+      case '--only': {
+        const names = (value() ?? '').split(',').filter(Boolean);
+        const unknown = names.filter((n) => !(SCENARIO_NAMES as readonly string[]).includes(n));
+        if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}`);
+        options.scenarios = SCENARIO_NAMES.filter((n) => names.includes(n));
+        break;
+      }
+      case '--pglite':
+        options.pglite = true;
+        break;
+      case '--pglite-only':
+        options.pglite = true;
+        options.postgres = false;
+        break;
+      case '--pglite-people':
+        options.pglitePeople = positive(flag, value());
+        break;
+      case '--keep':
+        options.keep = true;
+        break;
+      case '--seed':
+        options.seed = positive(flag, value());
+        break;
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown option ${flag}\n${USAGE}`);
+    }
+  }
+  if (options.pglitePeople === 0) options.pglitePeople = options.people;
+  return options;
+}

@@ -1,0 +1,286 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addBaselineAccount, type BenchAccount } from './baseline-accounts';
+import { baselineLoad } from './baseline-load';
+import { BASELINE_SCHEMA, BenchDatabase } from './bench-database';
+import { type BenchOptions, parseOptions } from './bench-options';
+import { compareAnswers } from './compare-answers';
+import { type GeneratedDirectory, generateDirectory } from './generate-directory';
+import { paths } from './paths';
+import { ServerProcess } from './processes';
+import { type RunResult, renderTable, rowsOf } from './report';
+import { runScenario, type ScenarioSettings, type Target } from './scenarios';
+import { ServiceCli } from './service-cli';
+import { walkIds } from './walk-ids';
+
+const BCRYPT_COST = 12;
+const PASSWORD = 'bench-password-correct-horse';
+// Keys a storm can get issued per second at most (bcrypt cost 12 is about 0.2 s of one core).
+const KEYS_PER_SECOND_BOUND = 15;
+const KEYS_PER_ACCOUNT = 90;
+
+function log(message: string) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function basic(account: BenchAccount): string {
+  return `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`;
+}
+
+/** The benchmark's reader account and enough storm accounts that none reaches 100 active keys. */
+function accountsFor(options: BenchOptions): { reader: BenchAccount; storm: BenchAccount[] } {
+  const reader = { username: 'bench', password: PASSWORD, permissions: ['read', 'write'], admin: true };
+  const stormCount = Math.ceil((options.seconds * KEYS_PER_SECOND_BOUND) / KEYS_PER_ACCOUNT) + 1;
+  const storm = Array.from({ length: stormCount }, (_, i) => ({
+    username: `bench-storm-${i + 1}`,
+    password: PASSWORD,
+    permissions: ['read'],
+    admin: true,
+  }));
+  return { reader, storm };
+}
+
+function serviceEnv(database: { url: string } | { dataDir: string }): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    // Far above what 32 connections reach in a minute: the limiter must count, not throttle.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    BCRYPT_COST: String(BCRYPT_COST),
+    DIRECTORY_TIMEZONE: 'UTC',
+    NODE_ENV: 'production',
+  };
+  delete env.REDIS_URL;
+  if ('url' in database) {
+    env.DATABASE_URL = database.url;
+    delete env.DATA_DIR;
+  } else {
+    delete env.DATABASE_URL;
+    env.DATA_DIR = database.dataDir;
+  }
+  return env;
+}
+
+async function issueToken(url: string, account: BenchAccount): Promise<string> {
+  const response = await fetch(`${url}/keys`, { method: 'POST', headers: { Authorization: basic(account) } });
+  const body = (await response.json()) as { token?: string };
+  if (response.status !== 201 || !body.token) {
+    throw new Error(`POST /keys answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.token;
+}
+
+function settingsFor(options: BenchOptions, directory: GeneratedDirectory): ScenarioSettings {
+  return {
+    probes: directory.probes,
+    connections: options.connections,
+    seconds: options.seconds,
+    warmupSeconds: options.warmupSeconds,
+    stormConnections: options.stormConnections,
+    fullListRepetitions: options.fullListRepetitions,
+  };
+}
+
+function comparisonPaths(directory: GeneratedDirectory, ids: number[]): string[] {
+  const { emails, chatIds, lastNameFragments } = directory.probes;
+  const middle = ids[Math.floor(ids.length / 2)] ?? 0;
+  return [
+    ...emails.slice(0, 5).map((email) => `/people?email=${encodeURIComponent(email)}`),
+    ...chatIds.slice(0, 5).map((chatId) => `/people?chat_id=${encodeURIComponent(chatId)}`),
+    ...lastNameFragments.slice(0, 5).map((part) => `/people?last_name=${encodeURIComponent(part)}&limit=50`),
+    '/people?active=yes&limit=100&after=0',
+    `/people?active=yes&limit=100&after=${middle}`,
+    `/people?active=no&limit=100&after=${middle}`,
+  ];
+}
+
+async function postgresRun(options: BenchOptions, directory: GeneratedDirectory): Promise<RunResult> {
+  const database = await BenchDatabase.prepare(process.env);
+  log(`PostgreSQL: ${database.description}`);
+  const servers: ServerProcess[] = [];
+  try {
+    const env = serviceEnv({ url: database.url });
+    const cli = new ServiceCli(env);
+    await cli.migrate();
+    log('importing through the CLI…');
+    const serviceSeconds = await cli.import(directory.file);
+    log(`service import: ${serviceSeconds.toFixed(1)} s`);
+    // Fresh statistics before measuring, as autovacuum would give them a minute later anyway.
+    await database.query('ANALYZE');
+    await database.createBaselineSchema();
+    const baseline = await baselineLoad(
+      { connectionString: database.url, schema: BASELINE_SCHEMA },
+      directory.file,
+    );
+    log(`baseline load: ${baseline.seconds.toFixed(1)} s`);
+
+    const accounts = accountsFor(options);
+    for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
+    const service = await ServerProcess.start('service', paths.serviceMain, env, '/readyz');
+    servers.push(service);
+    const token = await issueToken(service.url, accounts.reader);
+    await addBaselineAccount(database, accounts.reader, BCRYPT_COST, token);
+    for (const account of accounts.storm) await addBaselineAccount(database, account, BCRYPT_COST);
+    const baselineServer = await ServerProcess.start(
+      'baseline',
+      paths.baselineServer,
+      { ...process.env, BASELINE_DATABASE_URL: database.url, BASELINE_SCHEMA },
+      '/readyz',
+    );
+    servers.push(baselineServer);
+
+    const stormAuthorizations = accounts.storm.map(basic);
+    const serviceTarget: Target = {
+      label: 'service',
+      server: service,
+      token,
+      ids: await walkIds(service.url, token),
+      stormAuthorizations,
+    };
+    const baselineTarget: Target = {
+      label: 'baseline',
+      server: baselineServer,
+      token,
+      ids: await walkIds(baselineServer.url, token),
+      stormAuthorizations,
+    };
+    log(`visible people: service ${serviceTarget.ids.length}, baseline ${baselineTarget.ids.length}`);
+    const disagreements = await compareAnswers(
+      service.url,
+      baselineServer.url,
+      token,
+      comparisonPaths(directory, serviceTarget.ids),
+    );
+    if (disagreements.length > 0)
+      log(`service and baseline answer differently for: ${disagreements.join(' ')}`);
+
+    const settings = settingsFor(options, directory);
+    const result: RunResult = {
+      database: 'postgres',
+      people: directory.people,
+      import: { serviceSeconds, baselineSeconds: baseline.seconds },
+      scenarios: {},
+      disagreements,
+    };
+    for (const name of options.scenarios) {
+      log(`${name}: service…`);
+      const serviceFigures = await runScenario(name, serviceTarget, settings);
+      log(`${name}: baseline…`);
+      const baselineFigures = await runScenario(name, baselineTarget, settings);
+      result.scenarios[name] = { service: serviceFigures, baseline: baselineFigures };
+    }
+    return result;
+  } finally {
+    for (const server of servers) await server.stop();
+    if (!options.keep) log(await database.cleanUp());
+    else log(`kept ${database.url}`);
+  }
+}
+
+async function pgliteRun(
+  options: BenchOptions,
+  directory: GeneratedDirectory,
+  workDir: string,
+): Promise<RunResult> {
+  const dataDir = join(workDir, 'pglite-data');
+  const env = serviceEnv({ dataDir });
+  const cli = new ServiceCli(env);
+  let service: ServerProcess | undefined;
+  try {
+    await cli.migrate();
+    log('PGlite: importing through the CLI…');
+    const serviceSeconds = await cli.import(directory.file);
+    log(`PGlite import: ${serviceSeconds.toFixed(1)} s`);
+    const accounts = accountsFor(options);
+    for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
+    service = await ServerProcess.start('service (PGlite)', paths.serviceMain, env, '/readyz');
+    const token = await issueToken(service.url, accounts.reader);
+    const target: Target = {
+      label: 'service (PGlite)',
+      server: service,
+      token,
+      ids: await walkIds(service.url, token),
+      stormAuthorizations: accounts.storm.map(basic),
+    };
+    const settings = settingsFor(options, directory);
+    const result: RunResult = {
+      database: 'pglite',
+      people: directory.people,
+      import: { serviceSeconds, baselineSeconds: null },
+      scenarios: {},
+      disagreements: [],
+    };
+    for (const name of options.scenarios) {
+      log(`PGlite ${name}…`);
+      result.scenarios[name] = { service: await runScenario(name, target, settings) };
+    }
+    return result;
+  } finally {
+    await service?.stop();
+    if (!options.keep) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  for (const file of [paths.serviceMain, paths.cliMain, paths.baselineServer]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+  }
+  const startedAt = new Date();
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
+  const runs: RunResult[] = [];
+  const directories: GeneratedDirectory[] = [];
+  try {
+    if (options.postgres) {
+      log(`generating ${options.people} people…`);
+      const directory = await generateDirectory(join(workDir, 'directory.json'), options.people, {
+        seed: options.seed,
+      });
+      directories.push(directory);
+      log(`${directory.people} people, ${directory.contacts} contacts, ${directory.memberships} memberships`);
+      runs.push(await postgresRun(options, directory));
+    }
+    if (options.pglite) {
+      const same = directories.find((d) => d.people === options.pglitePeople);
+      const directory =
+        same ??
+        (await generateDirectory(join(workDir, 'directory-pglite.json'), options.pglitePeople, {
+          seed: options.seed,
+        }));
+      if (!same) directories.push(directory);
+      runs.push(await pgliteRun(options, directory, workDir));
+    }
+  } finally {
+    if (!options.keep) await rm(workDir, { recursive: true, force: true });
+    else log(`kept ${workDir}`);
+  }
+
+  const report = runs.map((run) => ({ run, rows: rowsOf(run) }));
+  for (const { run, rows } of report) {
+    const title =
+      run.database === 'postgres'
+        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.seconds} s per scenario (ratio = service / baseline)`
+        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.seconds} s per scenario`;
+    process.stdout.write(`\n${title}\n${renderTable(rows, run.database === 'postgres')}\n`);
+    if (run.disagreements.length > 0) {
+      process.stdout.write(
+        `service and baseline answered differently for ${run.disagreements.length} request(s)\n`,
+      );
+    }
+  }
+  await mkdir(paths.results, { recursive: true });
+  const file = join(paths.results, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version };
+  await writeFile(
+    file,
+    `${JSON.stringify({ startedAt, machine, options, directories: directories.map(({ probes, ...d }) => d), report }, null, 2)}\n`,
+  );
+  process.stdout.write(`\nwritten ${file}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,12 @@
+import { join, resolve } from 'node:path';
+
+// This file runs as dist/scripts/bench/paths.js: the built service sits two folders up.
+const dist = resolve(__dirname, '..', '..');
+
+export const paths = {
+  repository: resolve(dist, '..'),
+  serviceMain: join(dist, 'src', 'main.js'),
+  cliMain: join(dist, 'src', 'cli', 'main.js'),
+  baselineServer: join(__dirname, 'baseline-server.js'),
+  results: join(resolve(dist, '..'), 'bench-results'),
+};

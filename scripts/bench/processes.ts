@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process in bytes, from /proc (Linux). */
+export function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Runs a node script to completion; rejects with its standard error when it fails. */
+export function runNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<{ stdout: string; stderr: string; seconds: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (code === 0) resolve({ stdout, stderr, seconds });
+      else
+        reject(
+          new Error(`${script} ${args[0] ?? ''} exited with ${code}: ${stderr.trim() || stdout.trim()}`),
+        );
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** A server started as a child process, listening on 127.0.0.1:port. */
+export class ServerProcess {
+  private output = '';
+
+  private constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    const keep = (chunk: Buffer) => {
+      // The last few kilobytes are enough to say why a server failed.
+      this.output = (this.output + chunk.toString()).slice(-8000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+  }
+
+  static async start(name: string, script: string, env: NodeJS.ProcessEnv, readyPath: string) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [script], {
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new ServerProcess(name, child, port);
+    await server.waitUntilReady(readyPath);
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  residentBytes(): number {
+    return residentBytes(this.pid);
+  }
+
+  private async waitUntilReady(path: string, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) {
+        throw new Error(`${this.name} exited with ${this.child.exitCode} while starting:\n${this.output}`);
+      }
+      try {
+        const response = await fetch(`${this.url}${path}`);
+        if (response.ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await this.stop();
+    throw new Error(`${this.name} was not ready within ${timeoutMs / 1000} s:\n${this.output}`);
+  }
+
+  /** SIGTERM and wait for the exit; SIGKILL if it does not stop within ten seconds. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  recentOutput(): string {
+    return this.output;
+  }
+}

@@ -1,0 +1,169 @@
+import type { Probes } from './generate-directory';
+import { type LoadFigures, type RequestSpec, rotation, runLoad } from './load-runner';
+import { type FullListFigures, measureFullList } from './measure-full-list';
+import type { ServerProcess } from './processes';
+
+/** A server under test with what the scenarios need to address it. */
+export interface Target {
+  label: string;
+  server: ServerProcess;
+  token: string;
+  /** Ids of the visible people, ascending (from walking the pages). */
+  ids: number[];
+  /** `Basic ...` headers of accounts that may issue keys, for the POST /keys storm. */
+  stormAuthorizations: string[];
+}
+
+export interface ScenarioSettings {
+  probes: Probes;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  stormConnections: number;
+  fullListRepetitions: number;
+}
+
+export interface StormFigures {
+  quiet: LoadFigures;
+  storm: LoadFigures;
+  keys: LoadFigures;
+}
+
+export type Figures =
+  | { kind: 'load'; load: LoadFigures }
+  | { kind: 'full-list'; fullList: FullListFigures }
+  | { kind: 'storm'; storm: StormFigures };
+
+export const SCENARIO_NAMES = [
+  'email',
+  'chat_id',
+  'last_name',
+  'active_pages',
+  'full_list',
+  'keys_storm',
+  'patch',
+] as const;
+
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export const SCENARIO_TITLES: Record<ScenarioName, string> = {
+  email: 'lookup by email',
+  chat_id: 'lookup by chat_id',
+  last_name: 'last_name substring, limit=50',
+  active_pages: 'active=yes, pages of 100',
+  full_list: 'full unpaged list',
+  keys_storm: 'email lookups during POST /keys storm',
+  patch: 'PATCH /people/:id',
+};
+
+const NEW_FIRST_NAMES = ['Annie', 'Cecilia', 'Edmond', 'Giovanni', 'Henrietta', 'Maria', 'Tycho', 'Vesto'];
+
+function get(path: string): RequestSpec {
+  return { method: 'GET', path };
+}
+
+/** An evenly spread, fixed sample of `count` items. */
+function spread<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return [...items];
+  const step = items.length / count;
+  return Array.from({ length: count }, (_, i) => items[Math.floor(i * step)]);
+}
+
+/** The request stream of each throughput scenario against one target. */
+function requestsOf(name: ScenarioName, target: Target, probes: Probes): () => RequestSpec {
+  switch (name) {
+    case 'email':
+    case 'keys_storm':
+      return rotation(probes.emails.map((email) => get(`/people?email=${encodeURIComponent(email)}`)));
+    case 'chat_id':
+      return rotation(probes.chatIds.map((chatId) => get(`/people?chat_id=${encodeURIComponent(chatId)}`)));
+    case 'last_name':
+      return rotation(
+        probes.lastNameFragments.map((part) => get(`/people?last_name=${encodeURIComponent(part)}&limit=50`)),
+      );
+    case 'active_pages': {
+      // Page starts all over the directory, each with at least a full page after it.
+      const starts = spread(target.ids.slice(0, Math.max(1, target.ids.length - 200)), 1000);
+      return rotation([0, ...starts].map((after) => get(`/people?active=yes&limit=100&after=${after}`)));
+    }
+    case 'patch': {
+      const ids = spread(target.ids, 5000);
+      let n = 0;
+      return () => {
+        const id = ids[n % ids.length];
+        const body = JSON.stringify({ 'person[first_name]': NEW_FIRST_NAMES[n % NEW_FIRST_NAMES.length] });
+        n++;
+        return {
+          method: 'PATCH',
+          path: `/people/${id}`,
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        };
+      };
+    }
+    default:
+      throw new Error(`${name} is not a throughput scenario`);
+  }
+}
+
+function bearer(target: Target): Record<string, string> {
+  return { Authorization: `Bearer ${target.token}` };
+}
+
+async function throughput(
+  name: ScenarioName,
+  target: Target,
+  settings: ScenarioSettings,
+): Promise<LoadFigures> {
+  const options = { connections: settings.connections, headers: bearer(target) };
+  if (settings.warmupSeconds > 0) {
+    await runLoad(target.server.url, requestsOf(name, target, settings.probes), {
+      ...options,
+      seconds: settings.warmupSeconds,
+    });
+  }
+  return runLoad(target.server.url, requestsOf(name, target, settings.probes), {
+    ...options,
+    seconds: settings.seconds,
+  });
+}
+
+/**
+ * Lookups alone, then the same lookups while other connections ask for keys with Basic auth
+ * (a bcrypt comparison each): a service that hashes on the event loop stalls every lookup.
+ */
+async function storm(target: Target, settings: ScenarioSettings): Promise<StormFigures> {
+  const quiet = await throughput('keys_storm', target, settings);
+  const nextAuthorization = rotation(target.stormAuthorizations);
+  const [stormy, keys] = await Promise.all([
+    runLoad(target.server.url, requestsOf('keys_storm', target, settings.probes), {
+      connections: settings.connections,
+      headers: bearer(target),
+      seconds: settings.seconds,
+    }),
+    runLoad(
+      target.server.url,
+      () => ({ method: 'POST', path: '/keys', headers: { Authorization: nextAuthorization() } }),
+      { connections: settings.stormConnections, headers: {}, seconds: settings.seconds },
+    ),
+  ]);
+  return { quiet, storm: stormy, keys };
+}
+
+export async function runScenario(
+  name: ScenarioName,
+  target: Target,
+  settings: ScenarioSettings,
+): Promise<Figures> {
+  if (name === 'full_list') {
+    const fullList = await measureFullList(
+      target.server.url,
+      target.token,
+      target.server.pid,
+      settings.fullListRepetitions,
+    );
+    return { kind: 'full-list', fullList };
+  }
+  if (name === 'keys_storm') return { kind: 'storm', storm: await storm(target, settings) };
+  return { kind: 'load', load: await throughput(name, target, settings) };
+}
