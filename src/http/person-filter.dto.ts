@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../domain/person-filter';
 
 // Decorators are listed type check first: for a value of the wrong type only its message is shown.
@@ -17,33 +18,42 @@ export class PersonFilterDto {
   @unlessAbsent()
   @IsString(STRING)
   @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  @JSONSchema({ description: "Case-insensitive exact match against any of the person's email contacts." })
   email?: string;
 
   @unlessAbsent()
   @IsString(STRING)
   @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  @JSONSchema({ description: 'Case-insensitive substring match; %, _ and \\ match themselves.' })
   first_name?: string;
 
   @unlessAbsent()
   @IsString(STRING)
   @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  @JSONSchema({ description: 'Case-insensitive substring match; %, _ and \\ match themselves.' })
   last_name?: string;
 
   @unlessAbsent()
   @IsString(STRING)
   @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
+  @JSONSchema({ description: 'Exact, case-sensitive match.' })
   chat_id?: string;
 
   @unlessAbsent()
   @IsIn(['yes', 'no'], { message: 'must be "yes" or "no"' })
+  @JSONSchema({ description: 'yes: people with at least one current membership; no: people with none.' })
   active?: 'yes' | 'no';
 
   @unlessAbsent()
   @IsBoolean(BOOLEAN)
+  @JSONSchema({ description: 'true: people whose chat_id is set; false: people whose chat_id is not set.' })
   has_chat?: boolean;
 
   @unlessAbsent()
   @IsBoolean(BOOLEAN)
+  @JSONSchema({
+    description: 'true: people whose planner_id is set; false: people whose planner_id is not set.',
+  })
   has_planner?: boolean;
 }
 

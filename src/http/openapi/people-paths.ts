@@ -9,23 +9,13 @@ export const MAX_LIMIT = 1000;
 
 const BEARER = [{ bearer: [] }];
 
-const FILTER_DESCRIPTIONS: Record<string, string> = {
-  email: "Case-insensitive exact match against any of the person's email contacts.",
-  first_name: 'Case-insensitive substring match; %, _ and \\ match themselves.',
-  last_name: 'Case-insensitive substring match; %, _ and \\ match themselves.',
-  chat_id: 'Exact, case-sensitive match.',
-  active: 'yes: people with at least one current membership; no: people with none.',
-  has_chat: 'true: people whose chat_id is set; false: people whose chat_id is not set.',
-  has_planner: 'true: people whose planner_id is set; false: people whose planner_id is not set.',
-};
-
 /** The filter's fields as query parameters of GET /people: the same names and rules as the body. */
 function filterParameters(filter: JsonSchema): Parameter[] {
   const properties = filter.properties as Record<string, JsonSchema>;
-  return Object.entries(properties).map(([name, schema]) => ({
+  return Object.entries(properties).map(([name, { description, ...schema }]) => ({
     name,
     in: 'query',
-    description: `${FILTER_DESCRIPTIONS[name] ?? ''} Not together with a JSON body.`.trim(),
+    description: `${String(description ?? '')} Not together with a JSON body.`.trim(),
     schema,
   }));
 }

@@ -66,6 +66,9 @@ describe('the OpenAPI document', () => {
   it('offers the filter of GET /people as query parameters, with the paging ones', () => {
     const names = (document.paths['/people'].get?.parameters ?? []).map((p) => ('name' in p ? p.name : ''));
     expect(names.sort()).toEqual([...FILTER_KEYS, 'limit', 'after'].sort());
+    // Each carries the matching rule written on the DTO.
+    const email = document.paths['/people'].get?.parameters?.find((p) => 'name' in p && p.name === 'email');
+    expect(email).toMatchObject({ description: expect.stringMatching(/^Case-insensitive exact match/) });
   });
 
   it('documents the three body forms of PATCH /people/{id}', () => {
