@@ -14,7 +14,8 @@ update one person, and manage the API keys (bearer tokens) that call it.
 - Every error, on every route, is \`{"errors": ["message", ...]}\`.
 - Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies), at most 16 KiB (413).
 - An unknown route answers 404; a known route with another method answers 405 with \`Allow\`.
-- Each key may make a limited number of requests a minute (429 with \`Retry-After\`).
+- Each key may make a limited number of requests a minute (setting RATE_LIMIT_PER_MINUTE, default
+  1200); answers carry \`RateLimit\` and \`RateLimit-Policy\`, and 429 comes with \`Retry-After\`.
 - Every response carries \`X-Request-Id\` and \`API-Version: 1.0.0\`.`;
 
 /**

@@ -27,7 +27,13 @@ export const HEADERS: Record<string, Header> = {
     required: true,
   },
   RateLimit: {
-    description: 'The per-key rate limit and what is left of it (IETF RateLimit header fields).',
+    description:
+      'What is left of the per-key limit in the current window (IETF RateLimit header fields, draft 8), on answers to bearer-authenticated requests.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The per-key limit: requests per window of 60 seconds (IETF RateLimit header fields, draft 8).',
     schema: { type: 'string' },
   },
   ETag: {
@@ -91,11 +97,12 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
     'the request body must be application/json',
   ),
   TooManyRequests: failure(
-    'Too many requests or failed attempts; wait Retry-After seconds.',
-    'too many requests',
+    'The key used up its requests for this minute, or (POST /keys) too many failed attempts for the username or client address; wait Retry-After seconds.',
+    'rate limit exceeded: 1200 requests a minute per key; retry after 42 s',
     {
       'Retry-After': headerRef('Retry-After'),
       RateLimit: headerRef('RateLimit'),
+      'RateLimit-Policy': headerRef('RateLimit-Policy'),
     },
   ),
   ServiceUnavailable: failure(

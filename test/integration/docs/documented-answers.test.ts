@@ -190,3 +190,24 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
     expect(() => docs.expectDocumented(forged, '/keys', 'get')).toThrow(/additional properties/);
   });
 });
+
+describe.each(testDatabases)('the rate limit as documented on $name', (target) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(target, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  });
+  afterAll(() => t.close());
+
+  it('answers a documented 429 once a key has used its requests for the minute', async () => {
+    const docs = new DocumentedAnswers(document);
+    const token = await t.tokenWith(['read']);
+    const answers = [];
+    for (let i = 0; i < 3; i += 1) {
+      answers.push(await request(t.app).get('/keys').set('Authorization', `Bearer ${token}`));
+    }
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 429]);
+    for (const res of answers) docs.expectDocumented(res, '/keys', 'get');
+    expect(answers[0].headers).toHaveProperty('ratelimit');
+    expect(answers[0].headers).toHaveProperty('ratelimit-policy');
+  });
+});
