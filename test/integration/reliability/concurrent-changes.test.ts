@@ -131,4 +131,25 @@ describe.each(testDatabases)('concurrent changes on $name', (target) => {
     for (const id of ids.filter((id) => id !== winner)) expect(await auditOf(id)).toEqual([]);
     expect((await auditOf(winner)).map((entry) => entry.field).sort()).toEqual(['chat_id', 'first_name']);
   });
+
+  it('10 concurrent revocations of one key: one revokes it, the others find no active key', async () => {
+    const account = await t.createAccount({ permissions: ['read'] });
+    const user = await t.issueToken(account.username, account.password);
+    await t.issueToken(account.username, account.password, { name: 'to revoke' });
+    const keys = await request(server).get('/keys').set('Authorization', `Bearer ${user}`);
+    const target = keys.body.find((key: { name: string }) => key.name === 'to revoke').id as number;
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        request(server).delete(`/keys/${target}`).set('Authorization', `Bearer ${user}`),
+      ),
+    );
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(404)]);
+    const [{ count }] = await t.database.dataSource.query(
+      "SELECT count(*)::int AS count FROM audit_entries WHERE action = 'key.revoke' AND subject_id = $1",
+      [target],
+    );
+    expect(count).toBe(1);
+  });
 });
