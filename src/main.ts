@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { PersonRepository } from './application/ports/person-repository';
 import { TYPES } from './application/ports/tokens';
 import { type Config, ConfigError, loadConfig } from './config';
+import { type CliServer, startCliServer } from './cli/cli-server';
 import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
@@ -32,7 +33,13 @@ function describeDatabase(config: Config): string {
  * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close the database, exit 0.
  * A second signal, or requests still running after 10 s, end the process with 1.
  */
-function shutDownOnSignals(server: Server, container: Container, database: Database, logger: Logger): void {
+function shutDownOnSignals(
+  server: Server,
+  container: Container,
+  database: Database,
+  logger: Logger,
+  cliServer: CliServer | null,
+): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -40,6 +47,8 @@ function shutDownOnSignals(server: Server, container: Container, database: Datab
       process.exit(1);
     }
     stopping = true;
+    // Like HTTP requests: no new command-line requests, and the one running finishes.
+    const commandsDone = cliServer?.close() ?? Promise.resolve();
     setTimeout(() => {
       logger.error('requests still running after 10 s: exiting');
       process.exit(1);
@@ -54,6 +63,7 @@ function shutDownOnSignals(server: Server, container: Container, database: Datab
       // Redis and the revocation listener first: nothing uses them once requests are done.
       closeConnections(container)
         .catch(() => undefined)
+        .then(() => commandsDone)
         .then(() => database.close())
         .then(
           () => {
@@ -122,6 +132,11 @@ async function main(): Promise<void> {
 
   await startConnections(container);
   const server = createApp(container).listen(config.port);
+  // PGlite belongs to this process now: `npm run cli` hands its commands to it over a socket.
+  const cliServer =
+    config.databaseUrl === null
+      ? startCliServer({ dataDir: config.dataDir, database, logger, httpServer: server })
+      : null;
   server.once('error', (error: NodeJS.ErrnoException) => {
     const reason = error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message;
     database.close().finally(() => fail(`start-up failed: cannot listen: ${reason}`));
@@ -133,7 +148,7 @@ async function main(): Promise<void> {
       `Membership Directory listening on http://localhost:${port}`,
     );
   });
-  shutDownOnSignals(server, container, database, logger);
+  shutDownOnSignals(server, container, database, logger, cliServer);
 }
 
 main().catch((error: unknown) => fail('start-up failed', error));
