@@ -87,6 +87,24 @@ function answerFor(error: unknown): Answer | null {
 }
 
 /**
+ * What of an error goes to the log: its kind, message, code and stack. Not its other properties,
+ * which can carry what a client sent: body-parser keeps the raw request body in `body`, and a
+ * driver error its query's `parameters`.
+ */
+function loggable(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const { code } = error as { code?: unknown };
+  return {
+    type: error.name,
+    message: error.message,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    stack: error.stack,
+    // A translated database error keeps the driver's error as its cause: the operator needs it.
+    ...(error.cause !== undefined && depth < 3 ? { cause: loggable(error.cause, depth + 1) } : {}),
+  };
+}
+
+/**
  * The one place where failures become HTTP answers. Only messages written for clients leave the
  * process; anything unexpected is logged with its request id and answered with a bare 500.
  */
@@ -94,17 +112,17 @@ function answerFor(error: unknown): Answer | null {
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) {
     // Half an answer is already on the wire: appending an error would corrupt it.
-    req.log?.error({ err: error }, 'request failed after the response started');
+    req.log?.error({ err: loggable(error) }, 'request failed after the response started');
     res.destroy();
     return;
   }
   const answer = answerFor(error);
   if (answer === null) {
-    req.log?.error({ err: error }, 'unexpected error');
+    req.log?.error({ err: loggable(error) }, 'unexpected error');
     res.status(500).json({ errors: ['internal server error'] });
     return;
   }
-  if (answer.status >= 500) req.log?.warn({ err: error }, 'request answered with a server error');
+  if (answer.status >= 500) req.log?.warn({ err: loggable(error) }, 'request answered with a server error');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   if (answer.status === 401 && !res.getHeader('WWW-Authenticate')) {
     res.setHeader(
