@@ -10,9 +10,10 @@ export interface CredentialChanges {
 
 export interface CredentialCacheOptions {
   /**
-   * How long an entry may be served, counted from before the query that read it. One second at
-   * most, so that even a change no notification announced (a listener connection silently cut, a
-   * row changed by hand) is honoured within the second SPEC §2 allows.
+   * How long an entry may be served, counted from before the query that read it. Below one
+   * second (default 800 ms, at most 1000), so that even a change no notification announced (a
+   * listener connection silently cut, a row changed by hand) is honoured within the second
+   * SPEC §2 allows, with room to spare.
    */
   ttlMs?: number;
   maxEntries?: number;
@@ -29,7 +30,7 @@ interface Entry {
 
 /**
  * Credentials by token hash, so that a busy key costs a database lookup about once a second
- * instead of once a request. Correctness rests on three rules:
+ * instead of once a request (SPEC §3: "a cache hit that revocation invalidates"). Correctness rests on three rules:
  * - a change made through this process is applied here as soon as its transaction is over
  *   (CachingUnitOfWork, CachingApiKeyRepository, CachingAccountRepository);
  * - on PostgreSQL, entries are served only while a listener hears the changes other processes
@@ -48,7 +49,7 @@ export class CredentialCache implements CredentialChanges {
   private listeners = 0;
 
   constructor(options: CredentialCacheOptions = {}) {
-    this.ttlMs = Math.min(options.ttlMs ?? 1000, 1000);
+    this.ttlMs = Math.min(options.ttlMs ?? 800, 1000);
     this.maxEntries = options.maxEntries ?? 10_000;
     this.alwaysUsable = options.alwaysUsable ?? false;
     this.now = options.now ?? (() => performance.now());

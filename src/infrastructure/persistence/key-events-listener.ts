@@ -8,6 +8,8 @@ export interface KeyEventsListenerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity, so an operator can tell this connection from the pool's. */
+  applicationName?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export class KeyEventsListener {
   private readonly minBackoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly connectTimeoutMs: number;
+  private readonly applicationName: string;
   private client: pg.Client | null = null;
   private up = false;
   private closed = false;
@@ -36,6 +39,7 @@ export class KeyEventsListener {
     this.minBackoffMs = options.minBackoffMs ?? 250;
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.applicationName = options.applicationName ?? 'membership-directory key events';
   }
 
   /** Whether notifications are being heard right now. */
@@ -67,6 +71,7 @@ export class KeyEventsListener {
     const client = new pg.Client({
       connectionString: this.databaseUrl,
       connectionTimeoutMillis: this.connectTimeoutMs,
+      application_name: this.applicationName,
       // A peer that vanished without closing the socket is noticed by TCP keepalive.
       keepAlive: true,
     });

@@ -16,7 +16,7 @@ export interface RedisLoginThrottleOptions {
 
 // One atomic step per failure: drop what left the window, add this failure, keep only the latest
 // `limit` (older ones can no longer decide anything), and let Redis forget the set a window after
-// its newest failure.
+// its newest failure. ARGV[4], the member, is "<time>:<uuid>": unique, and it carries the time.
 const RECORD_FAILURE = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -65,9 +65,8 @@ export class RedisLoginThrottle implements LoginThrottle {
             this.key(subject),
             `(${cutoff}`,
             '+inf',
-            'WITHSCORES',
           ]);
-          const times = scores(reply);
+          const times = failureTimes(reply);
           if (times.length < this.limit) return 0;
           const releasedAt = times[times.length - this.limit] + this.windowMs;
           return Math.ceil((releasedAt - now) / 1000);
@@ -112,10 +111,11 @@ export class RedisLoginThrottle implements LoginThrottle {
   }
 }
 
-/** The scores of a `WITHSCORES` reply: [member, score, member, score, ...], ascending. */
-function scores(reply: unknown): number[] {
+/**
+ * The times of the members listed, ascending. Each member starts with its failure's time (its
+ * score too), read from the member so as not to depend on how the protocol version shapes scores.
+ */
+function failureTimes(reply: unknown): number[] {
   if (!Array.isArray(reply)) throw new Error('unexpected reply from Redis');
-  const times: number[] = [];
-  for (let i = 1; i < reply.length; i += 2) times.push(Number(String(reply[i])));
-  return times;
+  return reply.map((member) => Number(String(member).split(':', 1)[0]));
 }
