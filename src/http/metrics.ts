@@ -27,7 +27,9 @@ function processMetrics(): Registry {
 
 /**
  * The Express route pattern (`/people/:id`), never the raw path: one series per route, however
- * many ids clients ask for. Requests no route matched (404s) share one label.
+ * many ids clients ask for. Requests no route matched (404s) share one label. Read when the answer
+ * ends, when Express has already reset req.baseUrl: this holds because every router is mounted at
+ * the root (a router mounted under a prefix would lose it here).
  */
 function routeLabel(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
