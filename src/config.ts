@@ -1,3 +1,5 @@
+import { isIP, isIPv4 } from 'node:net';
+
 /** Settings, read from the environment and validated once at start-up. */
 export interface Config {
   port: number;
@@ -15,6 +17,11 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Quotes a setting's value for a message that must stay on one line, whatever the value holds. */
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Env = Record<string, string | undefined>;
@@ -28,7 +35,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const raw = text(env, name);
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${quote(raw)}`);
   }
   return Number(raw);
 }
@@ -38,7 +45,7 @@ function timezone(env: Env, name: string): string {
   try {
     new Intl.DateTimeFormat('en-CA', { timeZone: raw });
   } catch {
-    throw new ConfigError(`${name} must be an IANA time zone name such as Europe/London, not "${raw}"`);
+    throw new ConfigError(`${name} must be an IANA time zone name such as Europe/London, not ${quote(raw)}`);
   }
   return raw;
 }
@@ -58,18 +65,37 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address or subnet as Express's proxy-addr takes it: `10.0.0.1`, `10.0.0.0/8`, `::1/128`, `10.0.0.0/255.0.0.0`. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_PRESETS.includes(entry)) return true;
+  const [address, range, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d+$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIPv4(range);
+}
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
+  // Checked here so that a bad value is a one-line start-up error, not an exception from Express.
+  if (!raw.split(',').every((entry) => isProxyAddress(entry.trim()))) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal, not ${quote(raw)}`,
+    );
+  }
   return raw;
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${quote(logLevel)}`);
   }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),

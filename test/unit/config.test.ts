@@ -84,6 +84,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '192.168.0.1' }).trustProxy).toBe('192.168.0.1');
   });
 
+  it('refuses a TRUST_PROXY that Express could not compile, in one line naming the setting', () => {
+    for (const bad of ['yes', '10.0.0.0/33', 'loopback, nonsense', '::1/129', '10.0.0.1/255.0.0', 'a\nb']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(ConfigError);
+      try {
+        loadConfig({ TRUST_PROXY: bad });
+      } catch (error) {
+        expect((error as Error).message).toMatch(/^TRUST_PROXY must be /);
+        expect((error as Error).message).not.toContain('\n');
+      }
+    }
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/255.0.0.0, ::1/128, uniquelocal' }).trustProxy).toBe(
+      '10.0.0.0/255.0.0.0, ::1/128, uniquelocal',
+    );
+  });
+
+  it('keeps its message on one line when a value holds a line break', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'info\nFAKE LOG LINE' })).toThrow(
+      /^LOG_LEVEL must be one of .*"info\\nFAKE LOG LINE"$/,
+    );
+  });
+
   it('accepts the ends of each range', () => {
     expect(loadConfig({ PORT: '0', BCRYPT_COST: '4', RATE_LIMIT_PER_MINUTE: '1' })).toMatchObject({
       port: 0,
