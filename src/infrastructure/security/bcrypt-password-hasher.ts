@@ -2,13 +2,22 @@ import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { PasswordHasher } from '../../application/ports/password-hasher';
 
+// bcrypt's own base64 alphabet: 64 characters, so a byte modulo 64 picks one without bias.
+const BCRYPT_BASE64 = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
 /** bcrypt through its asynchronous API only: the synchronous one would block the event loop. */
 export class BcryptPasswordHasher implements PasswordHasher {
-  // A hash of a random password at the same cost, so that an unknown username costs as much
-  // time as a wrong password and the answer time does not reveal which usernames exist.
-  private dummyHash: Promise<string> | null = null;
+  // Compared against for an unknown username, so that it costs as much time as a wrong password
+  // and the answer time does not reveal which usernames exist. A well-formed hash at the same
+  // cost with a random salt and digest: comparing against it does all of bcrypt's work, and no
+  // password matches it. Made up rather than computed, so even the first unknown username after
+  // start-up costs no more than a wrong password (computing a dummy then would double that one).
+  private readonly dummyHash: string;
 
-  constructor(private readonly cost: number) {}
+  constructor(private readonly cost: number) {
+    const random = Array.from(randomBytes(53), (byte) => BCRYPT_BASE64[byte % 64]).join('');
+    this.dummyHash = `$2b$${String(cost).padStart(2, '0')}$${random}`;
+  }
 
   hash(password: string): Promise<string> {
     return bcrypt.hash(password, this.cost);
@@ -16,15 +25,10 @@ export class BcryptPasswordHasher implements PasswordHasher {
 
   async verify(password: string, hash: string | null): Promise<boolean> {
     if (hash === null) {
-      await this.compare(password, await this.dummy());
+      await this.compare(password, this.dummyHash);
       return false;
     }
     return this.compare(password, hash);
-  }
-
-  private dummy(): Promise<string> {
-    this.dummyHash ??= bcrypt.hash(randomBytes(32).toString('hex'), this.cost);
-    return this.dummyHash;
   }
 
   private async compare(password: string, hash: string): Promise<boolean> {
