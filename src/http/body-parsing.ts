@@ -13,6 +13,19 @@ function remember(req: Request, _res: unknown, buffer: Buffer): void {
   bodyLengths.set(req, buffer.length);
 }
 
+// The form parser (qs) drops a `__proto__` key without a word; its raw key is kept here to refuse it.
+const droppedFormKeys = new WeakMap<Request, string>();
+
+function rememberForm(req: Request, res: unknown, buffer: Buffer): void {
+  remember(req, res, buffer);
+  for (const key of new URLSearchParams(buffer.toString('utf8')).keys()) {
+    if (FORBIDDEN_KEYS.has(key)) {
+      droppedFormKeys.set(req, key);
+      return;
+    }
+  }
+}
+
 /** Whether the client sent a non-empty body that one of the parsers read. */
 export function hasParsedBody(req: Request): boolean {
   return (bodyLengths.get(req) ?? 0) > 0;
@@ -22,11 +35,17 @@ function sendsBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-function findForbiddenKey(value: unknown, depth = 0): string | null {
-  if (value === null || typeof value !== 'object' || depth > 32) return null;
+// No valid body nests more than two levels; the validators after this walk nested values
+// recursively, and a 16 KiB body of brackets would exhaust their stack (a 500 instead of a 400).
+const MAX_DEPTH = 32;
+
+/** What is wrong with a parsed body's shape: a prototype key, or nesting too deep; null if nothing. */
+function shapeProblem(value: unknown, depth = 1): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > MAX_DEPTH) return `the request body is nested more than ${MAX_DEPTH} levels deep`;
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) return key;
-    const nested = findForbiddenKey((value as Record<string, unknown>)[key], depth + 1);
+    if (FORBIDDEN_KEYS.has(key)) return `the key "${key}" is not allowed`;
+    const nested = shapeProblem((value as Record<string, unknown>)[key], depth + 1);
     if (nested !== null) return nested;
   }
   return null;
@@ -35,7 +54,8 @@ function findForbiddenKey(value: unknown, depth = 0): string | null {
 /**
  * JSON and form bodies up to 16 KiB. Only a JSON object is a valid body here (never an array or a
  * bare value), and keys that name prototype machinery are refused outright rather than dropped, so
- * that no later spread can pollute a prototype and no filter is silently widened.
+ * that no later spread can pollute a prototype and no filter is silently widened; so is a body
+ * nested deeper than any valid one.
  */
 export function bodyParsers(): RequestHandler[] {
   const guard: RequestHandler = (req, _res, next) => {
@@ -43,13 +63,15 @@ export function bodyParsers(): RequestHandler[] {
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       return next(new InvalidInput('the request body must be a JSON object'));
     }
-    const forbidden = findForbiddenKey(req.body);
-    if (forbidden !== null) return next(new InvalidInput(`the key "${forbidden}" is not allowed`));
+    const dropped = droppedFormKeys.get(req);
+    if (dropped !== undefined) return next(new InvalidInput(`the key "${dropped}" is not allowed`));
+    const problem = shapeProblem(req.body);
+    if (problem !== null) return next(new InvalidInput(problem));
     next();
   };
   return [
     express.json({ limit: BODY_LIMIT, strict: true, verify: remember }),
-    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100, verify: remember }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100, verify: rememberForm }),
     guard,
   ];
 }
