@@ -19,7 +19,9 @@ export interface SearchRequest {
 }
 
 function singleValues(query: Record<string, unknown>): Record<string, string> {
-  const values: Record<string, string> = {};
+  // No prototype: on a plain object `values.__proto__ = "1"` would vanish, and `?__proto__=1`
+  // would pass as no filter at all instead of being refused as an unknown parameter.
+  const values: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) throw new InvalidInput(`${quoteName(key)} is given more than once`);
     values[key] = String(value);
