@@ -1,0 +1,149 @@
+import request from 'supertest';
+import { createTestApp, newPerson, type TestApp } from '../../support/app';
+import { testDatabases } from '../../support/databases';
+
+type Method = 'get' | 'post' | 'patch';
+
+/** Every route that reads a body, with the credentials it takes. */
+interface BodyRoute {
+  method: Method;
+  path: string;
+  basic?: boolean;
+}
+
+const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const deepObject = (depth: number, leaf = '"x"') => `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+
+function polluted(): unknown {
+  return ({} as Record<string, unknown>).polluted ?? (Object.prototype as Record<string, unknown>).polluted;
+}
+
+describe.each(testDatabases)('hostile input on $name', (target) => {
+  let t: TestApp;
+  let token: string;
+  let basic: string;
+  let routes: BodyRoute[];
+
+  beforeAll(async () => {
+    t = await createTestApp(target);
+    const account = await t.createAccount();
+    token = await t.issueToken(account.username, account.password);
+    basic = `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`;
+    const [id] = await t.addPeople([newPerson({ firstName: 'Untouched' })]);
+    routes = [
+      { method: 'get', path: '/people' },
+      { method: 'post', path: '/people/search' },
+      { method: 'patch', path: `/people/${id}` },
+      { method: 'post', path: '/keys', basic: true },
+    ];
+  });
+  afterAll(async () => {
+    expect(polluted()).toBeUndefined();
+    await t.close();
+  });
+
+  const send = (route: BodyRoute, contentType: string, body: string) =>
+    request(t.app)
+      [route.method](route.path)
+      .set('Authorization', route.basic ? basic : `Bearer ${token}`)
+      .set('Content-Type', contentType)
+      .send(body);
+
+  function expectErrorAnswer(res: request.Response, status: number, message?: string) {
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ errors: [message ?? expect.any(String)] });
+    // helmet's headers, and nothing that names the framework.
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  }
+
+  const cases: [string, string, string, number, string | undefined][] = [
+    ['malformed JSON', 'application/json', '{"a": ', 400, 'the request body is not valid JSON'],
+    ['a JSON array', 'application/json', '[1, 2]', 400, 'the request body must be a JSON object'],
+    ['a bare JSON string', 'application/json', '"x"', 400, undefined],
+    ['a body over 16 KiB', 'application/json', JSON.stringify({ x: 'y'.repeat(16 * 1024) }), 413, undefined],
+    ['a form over 16 KiB', 'application/x-www-form-urlencoded', `x=${'y'.repeat(16 * 1024)}`, 413, undefined],
+    ['plain text', 'text/plain', 'hello', 415, undefined],
+    ['XML', 'application/xml', '<person/>', 415, undefined],
+    ['multipart', 'multipart/form-data; boundary=x', '--x\r\n\r\nhi\r\n--x--', 415, undefined],
+    [
+      'arrays nested 7000 deep',
+      'application/json',
+      deepArray(7000),
+      400,
+      'the request body must be a JSON object',
+    ],
+    [
+      'objects nested 2500 deep',
+      'application/json',
+      deepObject(2500),
+      400,
+      'the request body is nested more than 32 levels deep',
+    ],
+    [
+      'an array value nested 7000 deep',
+      'application/json',
+      `{"person": {"first_name": ${deepArray(7000)}}}`,
+      400,
+      'the request body is nested more than 32 levels deep',
+    ],
+  ];
+
+  describe.each(cases)('a body of %s', (_title, contentType, body, status, message) => {
+    it.each([0, 1, 2, 3])('is answered with the Error body on body route %#', async (index) => {
+      expectErrorAnswer(await send(routes[index], contentType, body), status, message);
+    });
+  });
+
+  describe('prototype pollution', () => {
+    const jsonBodies = [
+      '{"__proto__": {"polluted": 1}}',
+      '{"constructor": {"prototype": {"polluted": 1}}}',
+      '{"person": {"__proto__": {"polluted": 1}}}',
+      '{"person": {"first_name": "x", "constructor": {"prototype": {"polluted": 1}}}}',
+      '{"permissions": [{"__proto__": {"polluted": 1}}]}',
+      '{"prototype": {"polluted": 1}}',
+    ];
+    it.each(jsonBodies)('refuses the JSON body %s with 400 on every body route', async (body) => {
+      for (const route of routes) {
+        const res = await send(route, 'application/json', body);
+        expectErrorAnswer(
+          res,
+          400,
+          expect.stringMatching(/^the key "(__proto__|constructor|prototype)" is not allowed$/),
+        );
+      }
+      expect(polluted()).toBeUndefined();
+    });
+
+    it.each([
+      '__proto__=1',
+      '__proto__[polluted]=1',
+      'constructor[prototype][polluted]=1',
+      'person[first_name]=x&__proto__=y',
+    ])('refuses the form body %s with 400', async (body) => {
+      const res = await send(routes[2], 'application/x-www-form-urlencoded', body);
+      expectErrorAnswer(res, 400);
+      expect(polluted()).toBeUndefined();
+    });
+
+    it.each([
+      '__proto__=1',
+      '__proto__[polluted]=1',
+      'constructor[prototype][polluted]=1',
+      'constructor=1',
+      'last_name=x&__proto__=1',
+    ])('refuses the query string ?%s with 400 instead of ignoring it', async (query) => {
+      const res = await request(t.app).get(`/people?${query}`).set('Authorization', `Bearer ${token}`);
+      expectErrorAnswer(res, 400, expect.stringContaining('unknown query parameter'));
+      expect(polluted()).toBeUndefined();
+    });
+
+    it('leaves the person untouched after every attempt', async () => {
+      const res = await request(t.app).get(routes[2].path).set('Authorization', `Bearer ${token}`);
+      expect(res.body.first_name).toBe('Untouched');
+    });
+  });
+});
