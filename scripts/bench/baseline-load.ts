@@ -68,8 +68,6 @@ export async function baselineLoad(connection: { connectionString: string; schem
     }
     await client.query(`SELECT setval(pg_get_serial_sequence('people', 'id'), $1)`, [nextId - 1]);
     await client.query('COMMIT');
-    // Fresh statistics, or the planner guesses on an empty-looking table until autovacuum runs.
-    await client.query('ANALYZE people, contacts, memberships, clubs');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

@@ -3,6 +3,7 @@ import { SCENARIO_NAMES, type ScenarioName } from './scenarios';
 export interface BenchOptions {
   people: number;
   seconds: number;
+  rounds: number;
   warmupSeconds: number;
   connections: number;
   stormConnections: number;
@@ -18,6 +19,7 @@ export interface BenchOptions {
 export const USAGE = `npm run bench -- [options]
   --people N             people in the generated directory (default 100000)
   --duration S           seconds measured per scenario and server (default 10)
+  --rounds R             alternating rounds of each throughput scenario (default 2)
   --warmup S             seconds of warm-up before each measurement (default 2)
   --connections C        concurrent connections (default 32)
   --storm-connections K  connections asking for keys during the storm (default 4)
@@ -41,6 +43,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
     people: 100_000,
     seconds: 10,
+    rounds: 2,
     warmupSeconds: 2,
     connections: 32,
     stormConnections: 4,
@@ -61,6 +64,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--duration':
         options.seconds = positive(flag, value());
+        break;
+      case '--rounds':
+        options.rounds = positive(flag, value());
         break;
       case '--warmup':
         options.warmupSeconds = Number(value());

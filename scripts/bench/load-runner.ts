@@ -65,3 +65,24 @@ export function rotation<T>(items: readonly T[]): () => T {
   let index = 0;
   return () => items[index++ % items.length];
 }
+
+/** Rounds of the same scenario as one figure: throughput and latencies averaged, counts summed. */
+export function combineLoads(rounds: LoadFigures[]): LoadFigures {
+  const mean = (pick: (f: LoadFigures) => number) =>
+    Math.round((rounds.reduce((sum, f) => sum + pick(f), 0) / rounds.length) * 10) / 10;
+  const sum = (pick: (f: LoadFigures) => number) => rounds.reduce((total, f) => total + pick(f), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const round of rounds) {
+    for (const [code, count] of Object.entries(round.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  }
+  return {
+    requestsPerSecond: mean((f) => f.requestsPerSecond),
+    p50Ms: mean((f) => f.p50Ms),
+    p99Ms: mean((f) => f.p99Ms),
+    requests: sum((f) => f.requests),
+    non2xx: sum((f) => f.non2xx),
+    errors: sum((f) => f.errors),
+    statusCodes,
+  };
+}

@@ -8,10 +8,18 @@ import { BASELINE_SCHEMA, BenchDatabase } from './bench-database';
 import { type BenchOptions, parseOptions } from './bench-options';
 import { compareAnswers } from './compare-answers';
 import { type GeneratedDirectory, generateDirectory } from './generate-directory';
+import { combineLoads, type LoadFigures } from './load-runner';
 import { paths } from './paths';
 import { ServerProcess } from './processes';
 import { type RunResult, renderTable, rowsOf } from './report';
-import { runScenario, type ScenarioSettings, type Target } from './scenarios';
+import {
+  type Figures,
+  isThroughput,
+  runScenario,
+  type ScenarioName,
+  type ScenarioSettings,
+  type Target,
+} from './scenarios';
 import { ServiceCli } from './service-cli';
 import { walkIds } from './walk-ids';
 
@@ -96,6 +104,42 @@ function comparisonPaths(directory: GeneratedDirectory, ids: number[]): string[]
   ];
 }
 
+/**
+ * Runs a scenario on both servers. Throughput scenarios alternate in rounds (service, baseline,
+ * then baseline, service...) so that a change in the machine's load during the run, which other
+ * work on a shared machine causes, weighs on both sides alike.
+ */
+async function compare(
+  name: ScenarioName,
+  service: Target,
+  baseline: Target,
+  settings: ScenarioSettings,
+  rounds: number,
+): Promise<{ service: Figures; baseline: Figures }> {
+  if (!isThroughput(name)) {
+    log(`${name}: service…`);
+    const serviceFigures = await runScenario(name, service, settings);
+    log(`${name}: baseline…`);
+    return { service: serviceFigures, baseline: await runScenario(name, baseline, settings) };
+  }
+  const loads = new Map<Target, LoadFigures[]>([
+    [service, []],
+    [baseline, []],
+  ]);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [service, baseline] : [baseline, service];
+    for (const target of order) {
+      log(`${name}: ${target.label}, round ${round + 1} of ${rounds}…`);
+      const figures = await runScenario(name, target, settings, round);
+      if (figures.kind === 'load') loads.get(target)?.push(figures.load);
+    }
+  }
+  return {
+    service: { kind: 'load', load: combineLoads(loads.get(service) ?? []) },
+    baseline: { kind: 'load', load: combineLoads(loads.get(baseline) ?? []) },
+  };
+}
+
 async function postgresRun(options: BenchOptions, directory: GeneratedDirectory): Promise<RunResult> {
   const database = await BenchDatabase.prepare(process.env);
   log(`PostgreSQL: ${database.description}`);
@@ -107,14 +151,16 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
     log('importing through the CLI…');
     const serviceSeconds = await cli.import(directory.file);
     log(`service import: ${serviceSeconds.toFixed(1)} s`);
-    // Fresh statistics before measuring, as autovacuum would give them a minute later anyway.
-    await database.query('ANALYZE');
     await database.createBaselineSchema();
     const baseline = await baselineLoad(
       { connectionString: database.url, schema: BASELINE_SCHEMA },
       directory.file,
     );
     log(`baseline load: ${baseline.seconds.toFixed(1)} s`);
+    // Both copies are measured in the steady state autovacuum reaches a minute after a load:
+    // fresh statistics, GIN pending lists merged, visibility maps set. Part of neither load time.
+    const maintenance = await database.vacuumAnalyze();
+    log(`VACUUM ANALYZE of both copies: ${maintenance.toFixed(1)} s (untimed)`);
 
     const accounts = accountsFor(options);
     for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
@@ -165,11 +211,7 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
       disagreements,
     };
     for (const name of options.scenarios) {
-      log(`${name}: service…`);
-      const serviceFigures = await runScenario(name, serviceTarget, settings);
-      log(`${name}: baseline…`);
-      const baselineFigures = await runScenario(name, baselineTarget, settings);
-      result.scenarios[name] = { service: serviceFigures, baseline: baselineFigures };
+      result.scenarios[name] = await compare(name, serviceTarget, baselineTarget, settings, options.rounds);
     }
     return result;
   } finally {
@@ -214,7 +256,16 @@ async function pgliteRun(
     };
     for (const name of options.scenarios) {
       log(`PGlite ${name}…`);
-      result.scenarios[name] = { service: await runScenario(name, target, settings) };
+      const rounds: LoadFigures[] = [];
+      let figures: Figures | undefined;
+      for (let round = 0; round < (isThroughput(name) ? options.rounds : 1); round++) {
+        figures = await runScenario(name, target, settings, round);
+        if (figures.kind === 'load') rounds.push(figures.load);
+      }
+      if (figures === undefined) continue;
+      result.scenarios[name] = {
+        service: figures.kind === 'load' ? { kind: 'load', load: combineLoads(rounds) } : figures,
+      };
     }
     return result;
   } finally {
@@ -261,8 +312,8 @@ async function main() {
   for (const { run, rows } of report) {
     const title =
       run.database === 'postgres'
-        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.seconds} s per scenario (ratio = service / baseline)`
-        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.seconds} s per scenario`;
+        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server (ratio = service / baseline)`
+        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario`;
     process.stdout.write(`\n${title}\n${renderTable(rows, run.database === 'postgres')}\n`);
     if (run.disagreements.length > 0) {
       process.stdout.write(

@@ -114,9 +114,10 @@ async function throughput(
   name: ScenarioName,
   target: Target,
   settings: ScenarioSettings,
+  warmUp: boolean,
 ): Promise<LoadFigures> {
   const options = { connections: settings.connections, headers: bearer(target) };
-  if (settings.warmupSeconds > 0) {
+  if (warmUp && settings.warmupSeconds > 0) {
     await runLoad(target.server.url, requestsOf(name, target, settings.probes), {
       ...options,
       seconds: settings.warmupSeconds,
@@ -133,7 +134,7 @@ async function throughput(
  * (a bcrypt comparison each): a service that hashes on the event loop stalls every lookup.
  */
 async function storm(target: Target, settings: ScenarioSettings): Promise<StormFigures> {
-  const quiet = await throughput('keys_storm', target, settings);
+  const quiet = await throughput('keys_storm', target, settings, true);
   const nextAuthorization = rotation(target.stormAuthorizations);
   const [stormy, keys] = await Promise.all([
     runLoad(target.server.url, requestsOf('keys_storm', target, settings.probes), {
@@ -150,10 +151,17 @@ async function storm(target: Target, settings: ScenarioSettings): Promise<StormF
   return { quiet, storm: stormy, keys };
 }
 
+/** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
+export function isThroughput(name: ScenarioName): boolean {
+  return name !== 'full_list' && name !== 'keys_storm';
+}
+
+/** One measurement of the scenario on one target; `round` > 0 skips the warm-up. */
 export async function runScenario(
   name: ScenarioName,
   target: Target,
   settings: ScenarioSettings,
+  round = 0,
 ): Promise<Figures> {
   if (name === 'full_list') {
     const fullList = await measureFullList(
@@ -165,5 +173,5 @@ export async function runScenario(
     return { kind: 'full-list', fullList };
   }
   if (name === 'keys_storm') return { kind: 'storm', storm: await storm(target, settings) };
-  return { kind: 'load', load: await throughput(name, target, settings) };
+  return { kind: 'load', load: await throughput(name, target, settings, round === 0) };
 }
