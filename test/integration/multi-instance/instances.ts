@@ -45,6 +45,17 @@ export async function deleteRedisKeys(url: string, prefix: string): Promise<void
   }
 }
 
+/** The Redis keys under `prefix`. */
+export async function redisKeys(url: string, prefix: string): Promise<string[]> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    return await client.keys(`${prefix}*`);
+  } finally {
+    await client.close();
+  }
+}
+
 /** Another pool on the PostgreSQL schema `database` uses: what a second process would open. */
 export async function openSameSchema(database: Database, databaseUrl: string): Promise<Database> {
   const [{ schema }] = await database.dataSource.query('SELECT current_schema() AS schema');
