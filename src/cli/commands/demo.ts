@@ -28,7 +28,7 @@ export const demoCommand: Command = {
       `password: ${password}`,
       `permissions: ${demo.permissions.join(',')}`,
       '',
-      'Start the service (npm start), then get a key:',
+      'With the service running (npm start), get a key:',
       `  curl -s -X POST -u '${demo.username}:${password}' ${base}/keys`,
       'and search people with the token it returns:',
       `  curl -s -H 'Authorization: Bearer TOKEN' ${base}/people`,
