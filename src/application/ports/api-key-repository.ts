@@ -28,6 +28,6 @@ export interface ApiKeyRepository {
   countActive(accountId: number, now: Date): Promise<number>;
   /** Marks the key revoked at `at` (idempotent) and returns it. */
   revoke(id: number, at: Date): Promise<ApiKey>;
-  /** Records that the key was used at `at`. */
+  /** Records that the key was used at `at`, unless a use was recorded less than a minute before it. */
   touch(id: number, at: Date): Promise<void>;
 }

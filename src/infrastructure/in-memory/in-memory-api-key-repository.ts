@@ -8,6 +8,8 @@ function toKey(stored: StoredKey): ApiKey {
   return copy(key);
 }
 
+const TOUCH_INTERVAL_MS = 60_000;
+
 export class InMemoryApiKeyRepository implements ApiKeyRepository {
   constructor(private readonly store: InMemoryStore) {}
 
@@ -66,6 +68,8 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
 
   async touch(id: number, at: Date): Promise<void> {
     const key = this.store.state.keys.get(id);
-    if (key) key.lastUsedAt = new Date(at);
+    if (key && (key.lastUsedAt === null || key.lastUsedAt.getTime() <= at.getTime() - TOUCH_INTERVAL_MS)) {
+      key.lastUsedAt = new Date(at);
+    }
   }
 }

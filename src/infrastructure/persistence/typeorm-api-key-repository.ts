@@ -133,9 +133,22 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
     });
   }
 
+  /**
+   * The use case already writes at most once a minute per key per instance; the condition keeps it
+   * so across instances too, and never moves last_used_at backwards.
+   */
   touch(id: number, at: Date): Promise<void> {
     return withDatabaseErrors(async () => {
-      await this.keys.update({ id }, { lastUsedAt: at });
+      await this.keys
+        .createQueryBuilder()
+        .update()
+        .set({ lastUsedAt: at })
+        .where('id = :id', { id })
+        .andWhere(
+          "(last_used_at IS NULL OR last_used_at <= CAST(:at AS timestamptz) - interval '1 minute')",
+          { at },
+        )
+        .execute();
     });
   }
 

@@ -147,6 +147,21 @@ describe.each(testDatabases)('TypeOrmApiKeyRepository on $name', (target) => {
     expect((await repositories.keys.findById(key.id))?.lastUsedAt).toEqual(at);
   });
 
+  it('records a later use only once a minute has passed, whichever instance reports it', async () => {
+    const accountId = await newAccount();
+    const key = await repositories.keys.create(newKey(accountId));
+    const first = new Date('2025-04-04T04:04:04.000Z');
+
+    await repositories.keys.touch(key.id, first);
+    await repositories.keys.touch(key.id, new Date(first.getTime() + 59_000));
+    await repositories.keys.touch(key.id, new Date(first.getTime() - 120_000));
+    expect((await repositories.keys.findById(key.id))?.lastUsedAt).toEqual(first);
+
+    const minuteLater = new Date(first.getTime() + 60_000);
+    await repositories.keys.touch(key.id, minuteLater);
+    expect((await repositories.keys.findById(key.id))?.lastUsedAt).toEqual(minuteLater);
+  });
+
   async function keyHash(id: number): Promise<string | undefined> {
     const rows: { token_hash: string }[] = await database.dataSource.query(
       'SELECT token_hash FROM api_keys WHERE id = $1',
