@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import {
   Conflict,
@@ -83,7 +84,26 @@ function answerFor(error: unknown): Answer | null {
   if (error instanceof URIError && (error as { status?: unknown }).status === 400) {
     return { status: 400, messages: ['the path is not valid percent-encoded UTF-8'] };
   }
-  return null;
+  return clientErrorAnswer(error);
+}
+
+// zlib's and brotli's codes for input that does not decompress.
+const DECOMPRESSION_CODES = /^(Z_|ERR_BROTLI|ERR__ERROR)/;
+
+/**
+ * Other http-errors that blame the request (a 4xx `status`): body-parser reports a body that does
+ * not decompress this way, without a `type`. Their status stands; their text, written for
+ * developers, is replaced.
+ */
+function clientErrorAnswer(error: unknown): Answer | null {
+  if (error === null || typeof error !== 'object') return null;
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499) return null;
+  if (typeof code === 'string' && DECOMPRESSION_CODES.test(code)) {
+    return { status: 400, messages: ['the request body does not decompress as its Content-Encoding says'] };
+  }
+  const reason = (STATUS_CODES[status] ?? 'client error').toLowerCase();
+  return { status, messages: [`the request cannot be processed: ${reason}`] };
 }
 
 /**
