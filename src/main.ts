@@ -10,6 +10,7 @@ import { type CliServer, startCliServer } from './cli/cli-server';
 import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
+import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
 import { type Database, migrate, openDatabase } from './infrastructure/persistence/database';
 
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
 
   await startConnections(container);
   const server = createApp(container).listen(config.port);
+  answerMalformedRequests(server);
   // PGlite belongs to this process now: `npm run cli` hands its commands to it over a socket.
   const cliServer =
     config.databaseUrl === null

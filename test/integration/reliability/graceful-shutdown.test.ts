@@ -60,6 +60,18 @@ function heldRequest(
   return { started: startedPromise, finish: () => req.end(options.body), answer };
 }
 
+/** Sends bytes that are not HTTP and resolves with everything the service answers. */
+function garbageAnswer(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.end('GARBAGE\r\n\r\n');
+  });
+}
+
 /** Resolves with the error code of a new connection attempt, or 'connected'. */
 function connectionAttempt(port: number): Promise<string> {
   return new Promise((resolve) => {
@@ -154,6 +166,10 @@ describe('graceful shutdown of the running service', () => {
               agent: keepAlive,
             });
             await Promise.all([patch.started, search.started]);
+            // Requests Node itself cannot parse get the Error body too, here as in any answer.
+            const garbage = await garbageAnswer(running.port);
+            expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+            expect(garbage).toContain('\r\n\r\n{"errors":["');
 
             running.child.kill(signal);
             await running.logged((line) => line.signal === signal);
