@@ -14,9 +14,15 @@ const ANSWERS: Record<string, [number, string]> = {
  */
 export function answerMalformedRequests(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'HPE_CLOSED_CONNECTION') {
+      // Bytes after a request that asked to close the connection are to be ignored (RFC 9112);
+      // the answer to that request, if still to come, closes the connection itself.
+      if (!inFlight) socket.destroy();
+      return;
+    }
     // Only while nothing of an answer has been written on this connection yet.
-    const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }

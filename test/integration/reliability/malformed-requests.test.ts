@@ -74,6 +74,15 @@ describe.each(testDatabases)('requests that are not valid HTTP, on $name', (targ
     expect(JSON.parse(answer.body)).toEqual({ errors: [expect.any(String)] });
   });
 
+  it('answers a request that asked to close the connection, ignoring the stray bytes after it', async () => {
+    const answer = await sendRaw(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n{"stray": 1}',
+    );
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+  });
+
   it('still answers well-formed requests on new connections afterwards', async () => {
     const answer = await sendRaw(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(200);
