@@ -99,6 +99,8 @@ export function basicCredentials(req: Request): { username: string; password: st
   } catch {
     throw new Unauthenticated('malformed basic credentials: not UTF-8');
   }
+  // No username or password can hold U+0000, and the database would refuse to look one up.
+  if (decoded.includes('\u0000')) throw new Unauthenticated('malformed basic credentials: a NUL character');
   const colon = decoded.indexOf(':');
   if (colon <= 0) throw new Unauthenticated('malformed basic credentials: expected username:password');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };

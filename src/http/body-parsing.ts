@@ -39,12 +39,21 @@ function sendsBody(req: Request): boolean {
 // recursively, and a 16 KiB body of brackets would exhaust their stack (a 500 instead of a 400).
 const MAX_DEPTH = 32;
 
-/** What is wrong with a parsed body's shape: a prototype key, or nesting too deep; null if nothing. */
+// PostgreSQL text cannot hold U+0000: a value with it could never match or be stored, and the
+// database would refuse the query outright (a 500 instead of a 400).
+export const NUL_MESSAGE = 'text must not contain the NUL character (U+0000)';
+
+/**
+ * What is wrong with a parsed body's shape: a prototype key, nesting too deep, or a NUL character
+ * in a key or a value; null if nothing.
+ */
 function shapeProblem(value: unknown, depth = 1): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? `the request body's ${NUL_MESSAGE}` : null;
   if (value === null || typeof value !== 'object') return null;
   if (depth > MAX_DEPTH) return `the request body is nested more than ${MAX_DEPTH} levels deep`;
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) return `the key "${key}" is not allowed`;
+    if (key.includes('\u0000')) return `the request body's ${NUL_MESSAGE}`;
     const nested = shapeProblem((value as Record<string, unknown>)[key], depth + 1);
     if (nested !== null) return nested;
   }
@@ -54,8 +63,8 @@ function shapeProblem(value: unknown, depth = 1): string | null {
 /**
  * JSON and form bodies up to 16 KiB. Only a JSON object is a valid body here (never an array or a
  * bare value), and keys that name prototype machinery are refused outright rather than dropped, so
- * that no later spread can pollute a prototype and no filter is silently widened; so is a body
- * nested deeper than any valid one.
+ * that no later spread can pollute a prototype and no filter is silently widened; so are a body
+ * nested deeper than any valid one and text the database cannot hold.
  */
 export function bodyParsers(): RequestHandler[] {
   const guard: RequestHandler = (req, _res, next) => {

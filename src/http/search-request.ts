@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
-import { hasParsedBody } from './body-parsing';
+import { hasParsedBody, NUL_MESSAGE } from './body-parsing';
 import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
 import { quoteName, toValidDto } from './validation';
 
@@ -24,6 +24,8 @@ function singleValues(query: Record<string, unknown>): Record<string, string> {
   const values: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) throw new InvalidInput(`${quoteName(key)} is given more than once`);
+    if (`${key}${value}`.includes('\u0000'))
+      throw new InvalidInput(`query parameter ${quoteName(key)}: ${NUL_MESSAGE}`);
     values[key] = String(value);
   }
   return values;

@@ -150,6 +150,10 @@ const anyText = (maxLength: number) =>
     printable(maxLength),
     fc.string({ unit: 'grapheme', maxLength }),
     fc.string({ unit: 'binary', maxLength }),
+    // Control characters, NUL above all, which PostgreSQL text cannot hold.
+    fc
+      .tuple(printable(maxLength / 2), fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u2028'))
+      .map(([text, control]) => `${text}${control}${text}`),
   );
 // Header values: printable ASCII and Latin-1, which is all HTTP lets a client put there.
 const headerValue = (maxLength: number) =>

@@ -100,6 +100,45 @@ describe.each(testDatabases)('hostile input on $name', (target) => {
     });
   });
 
+  describe('the NUL character, which PostgreSQL text cannot hold', () => {
+    it.each([
+      '{"last_name": "a\\u0000b"}',
+      '{"email": "\\u0000"}',
+      '{"person": {"first_name": "x\\u0000"}}',
+      '{"person[chat_id]": "\\u0000"}',
+      '{"name": "key\\u0000"}',
+      '{"a\\u0000": "x"}',
+    ])('in the JSON body %s is a 400 on every body route', async (body) => {
+      for (const route of routes) {
+        expectErrorAnswer(await send(route, 'application/json', body), 400, expect.stringContaining('NUL'));
+      }
+    });
+
+    it('in a form body is a 400', async () => {
+      expectErrorAnswer(
+        await send(routes[2], 'application/x-www-form-urlencoded', 'person[chat_id]=a%00b'),
+        400,
+      );
+    });
+
+    it.each(['email', 'first_name', 'last_name', 'chat_id', 'active', 'limit'])(
+      'in the query parameter %s is a 400',
+      async (key) => {
+        const res = await request(t.app).get(`/people?${key}=a%00b`).set('Authorization', `Bearer ${token}`);
+        expectErrorAnswer(res, 400, expect.stringContaining('NUL'));
+      },
+    );
+
+    it('in Basic credentials is a 401', async () => {
+      for (const credentials of ['us\u0000er:password', 'user:pass\u0000word']) {
+        const res = await request(t.app)
+          .post('/keys')
+          .set('Authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);
+        expectErrorAnswer(res, 401);
+      }
+    });
+  });
+
   describe('compressed bodies', () => {
     it.each(['gzip', 'deflate', 'br'])(
       'a body that does not decompress as %s says is a 400',
