@@ -3,6 +3,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
+import { buildService, seedDirectory, startService } from './served-process';
 
 const postgres = testDatabases.filter((target) => target.name === 'postgres');
 
@@ -42,13 +43,20 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
     const terminateBackends = () =>
       admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
 
+    let service: ReturnType<typeof buildService>;
+
     beforeAll(async () => {
       admin = await adminClient(target.url!);
       await admin.query(`CREATE DATABASE "${name}"`);
       t = await createTestApp({ name: 'postgres', url: urlOfDatabase(target.url!, name) });
-    });
+      service = buildService('outage-build');
+    }, 120_000);
+
+    // A test that fails during its outage must not leave the next one without a database.
+    afterEach(() => allowConnections(true));
 
     afterAll(async () => {
+      service?.remove();
       await allowConnections(true).catch(() => undefined);
       await t?.close().catch(() => undefined);
       await terminateBackends().catch(() => undefined);
@@ -106,5 +114,39 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
       );
       expect(count).toBe(2);
     });
+
+    it('the running service, with its own connections (pool, revocation listener), lives through it', async () => {
+      const databaseUrl = urlOfDatabase(target.url!, name);
+      const { token } = await seedDirectory({ databaseUrl });
+      const running = await startService(service.main, { DATABASE_URL: databaseUrl });
+      const call = (path: string, auth = true) =>
+        fetch(`http://127.0.0.1:${running.port}${path}`, {
+          headers: auth ? { Authorization: `Bearer ${token}` } : {},
+        });
+      try {
+        expect((await call('/people')).status).toBe(200);
+
+        await allowConnections(false);
+        await terminateBackends();
+        const during = await call('/people');
+        expect(during.status).toBe(503);
+        expect(await during.json()).toEqual({ errors: ['the database is unavailable; try again'] });
+        expect((await call('/readyz', false)).status).toBe(503);
+        expect((await call('/healthz', false)).status).toBe(200);
+        // Long enough for the revocation listener to fail at reconnecting, at least once.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(running.child.exitCode).toBeNull();
+
+        await allowConnections(true);
+        const recovered = await waitFor(async () => (await call('/people')).status === 200, 5000);
+        expect(recovered).toBe(true);
+        expect((await call('/readyz', false)).status).toBe(200);
+
+        running.child.kill('SIGTERM');
+        expect(await running.exited).toEqual({ code: 0, signal: null });
+      } finally {
+        if (running.child.exitCode === null) running.child.kill('SIGKILL');
+      }
+    }, 60_000);
   },
 );
