@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { cpuMilliseconds } from './processes';
 
 export interface RequestSpec {
   method: string;
@@ -16,6 +17,8 @@ export interface LoadFigures {
   non2xx: number;
   errors: number;
   statusCodes: Record<string, number>;
+  /** CPU the server process spent per answered request (user + system), when its pid was given. */
+  serverCpuMsPerRequest: number | null;
 }
 
 /**
@@ -25,8 +28,9 @@ export interface LoadFigures {
 export async function runLoad(
   url: string,
   next: () => RequestSpec,
-  options: { connections: number; seconds: number; headers: Record<string, string> },
+  options: { connections: number; seconds: number; headers: Record<string, string>; serverPid?: number },
 ): Promise<LoadFigures> {
+  const cpuBefore = options.serverPid ? cpuMilliseconds(options.serverPid) : 0;
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -48,6 +52,7 @@ export async function runLoad(
   });
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count;
+  const cpu = options.serverPid ? cpuMilliseconds(options.serverPid) - cpuBefore : null;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -56,6 +61,10 @@ export async function runLoad(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,
+    serverCpuMsPerRequest:
+      cpu === null || result.requests.total === 0
+        ? null
+        : Math.round((cpu / result.requests.total) * 1000) / 1000,
   };
 }
 
@@ -84,5 +93,8 @@ export function combineLoads(rounds: LoadFigures[]): LoadFigures {
     non2xx: sum((f) => f.non2xx),
     errors: sum((f) => f.errors),
     statusCodes,
+    serverCpuMsPerRequest: rounds.every((f) => f.serverCpuMsPerRequest !== null)
+      ? mean((f) => (f.serverCpuMsPerRequest ?? 0) * 100) / 100
+      : null,
   };
 }

@@ -21,6 +21,15 @@ export function residentBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/** CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux). */
+export function cpuMilliseconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** Runs a node script to completion; rejects with its standard error when it fails. */
 export function runNode(
   script: string,

@@ -23,7 +23,9 @@ const MB = 1024 * 1024;
 const LOOKUPS: ScenarioName[] = ['email', 'chat_id', 'last_name', 'active_pages'];
 
 function load(figures: LoadFigures): string {
-  return `${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms`;
+  const cpu =
+    figures.serverCpuMsPerRequest === null ? '' : `, cpu ${figures.serverCpuMsPerRequest.toFixed(2)} ms/req`;
+  return `${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms${cpu}`;
 }
 
 function clean(...all: (LoadFigures | undefined)[]): boolean {
@@ -45,7 +47,7 @@ function loadRow(name: ScenarioName, service: Figures, baseline: Figures | undef
     service: load(service.load),
     baseline: base ? load(base) : '',
     ratio,
-    target: targeted ? 'req/s ≥ 0.70 × baseline' : '(none)',
+    target: targeted && base ? 'req/s ≥ 0.70 × baseline' : '(none)',
     result:
       targeted && ratio !== null
         ? verdict(ratio >= 0.7, clean(service.load, base))
@@ -102,7 +104,7 @@ export function rowsOf(run: RunResult): Row[] {
     service: `${serviceSeconds.toFixed(1)} s`,
     baseline: baselineSeconds === null ? '' : `${baselineSeconds.toFixed(1)} s (raw pg unnest)`,
     ratio: baselineSeconds === null ? null : serviceSeconds / baselineSeconds,
-    target: `≤ ${limit.toFixed(1)} s (15 s per 100,000)`,
+    target: run.database === 'postgres' ? `≤ ${limit.toFixed(1)} s (15 s per 100,000)` : '(none)',
     result: run.database === 'postgres' ? verdict(serviceSeconds <= limit, true) : '-',
   });
   for (const [name, figures] of Object.entries(run.scenarios) as [
