@@ -25,6 +25,9 @@ export class RevokeKey {
       throw new InvalidInput('key id must be a positive whole number');
     const now = this.clock.now();
     return this.unitOfWork.run(async (tx) => {
+      // Concurrent revokes of one account's keys take turns (as IssueKey does), so a key is
+      // revoked, and audited, exactly once however many requests race for it.
+      await tx.people.findByIdForUpdate(principal.accountId);
       const key = await tx.keys.findById(id);
       // Another account's key reads as missing, so ids of others' keys cannot be probed; a key
       // already revoked or expired is no longer one of the account's keys either.

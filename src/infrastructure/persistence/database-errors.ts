@@ -1,4 +1,4 @@
-import { Conflict, DomainError, Unavailable } from '../../domain/errors';
+import { Conflict, DomainError, InvalidInput, Unavailable } from '../../domain/errors';
 
 // SQLSTATEs meaning "the server is not there for you right now": connection exceptions (class 08),
 // admin/crash shutdown, cannot connect now, too many connections.
@@ -12,6 +12,8 @@ const UNAVAILABLE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // The database does not exist (yet, or any more): nothing the client can fix.
+  '3D000',
 ]);
 // Socket-level failures reported by Node.
 const UNAVAILABLE_SYSCALL_CODES = new Set([
@@ -34,6 +36,8 @@ const UNAVAILABLE_MESSAGES = [
   /pglite is closed/i,
   // TypeORM, once the database has been closed (shutdown in progress).
   /driver not connected/i,
+  // ALTER DATABASE ... ALLOW_CONNECTIONS false: SQLSTATE 55000, a code too broad to match alone.
+  /is not currently accepting connections/i,
 ];
 
 /** Messages for the unique constraints a client can run into. */
@@ -45,6 +49,9 @@ const CONFLICT_MESSAGES: Record<string, string> = {
 };
 
 const UNIQUE_VIOLATION = '23505';
+
+/** Text PostgreSQL cannot hold (a NUL character, bad encoding): the input's fault, not the server's. */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
 
 /** The driver's error inside TypeORM's QueryFailedError, or the error itself. */
 function driverError(error: unknown): { code?: unknown; constraint?: unknown; message?: unknown } | null {
@@ -91,6 +98,9 @@ export function translateDatabaseError(error: unknown): unknown {
   if (driver?.code === UNIQUE_VIOLATION) {
     const constraint = typeof driver.constraint === 'string' ? driver.constraint : '';
     return new Conflict(CONFLICT_MESSAGES[constraint] ?? 'the record conflicts with an existing one');
+  }
+  if (typeof driver?.code === 'string' && UNSTORABLE_TEXT_CODES.has(driver.code)) {
+    return new InvalidInput('the text contains characters that cannot be stored');
   }
   return new Error('the database could not complete the operation', { cause: error });
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { Conflict, NotFound, Unavailable } from '../../../src/domain/errors';
+import { Conflict, InvalidInput, NotFound, Unavailable } from '../../../src/domain/errors';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
 import {
   isDatabaseUnavailable,
@@ -28,7 +28,7 @@ describe('database errors', () => {
     expect((username as Error).message).toBe('username is already taken');
   });
 
-  it.each([['57P01'], ['57P03'], ['53300'], ['08006'], ['ECONNREFUSED'], ['ECONNRESET']])(
+  it.each([['57P01'], ['57P03'], ['53300'], ['08006'], ['3D000'], ['ECONNREFUSED'], ['ECONNRESET']])(
     'treats %s as the database being unavailable',
     (code) => {
       const error = Object.assign(new Error('gone'), { code });
@@ -42,6 +42,24 @@ describe('database errors', () => {
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('something else'))).toBe(false);
+  });
+
+  it('treats a database that refuses connections (ALLOW_CONNECTIONS false) as unavailable', () => {
+    const refused = Object.assign(new Error('database "directory" is not currently accepting connections'), {
+      code: '55000',
+    });
+
+    expect(translateDatabaseError(refused)).toBeInstanceOf(Unavailable);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('object not in prerequisite state'), { code: '55000' })),
+    ).toBe(false);
+  });
+
+  it.each([['22021'], ['22P05']])('turns text PostgreSQL cannot hold (%s) into InvalidInput', (code) => {
+    const translated = translateDatabaseError(driverError(code)) as Error;
+
+    expect(translated).toBeInstanceOf(InvalidInput);
+    expect(translated.message).not.toMatch(/UPDATE|people/);
   });
 
   it('hides any other database error behind a message without SQL, keeping it as the cause', () => {
