@@ -30,8 +30,16 @@ const PERSON_JSON = `(SELECT row_to_json(r)::text FROM (SELECT
           FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id) m), '[]'::json) AS memberships
 ) r)`;
 
-const CURRENT = `EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id
+/**
+ * Whether the person has a current membership. With a page start, the redundant bound on
+ * m.person_id lets a merge join seek into the memberships index instead of reading it from the
+ * first person: without it a page deep in the directory costs a scan of most memberships.
+ */
+function current(afterParam: string | null): string {
+  const bound = afterParam === null ? '' : ` AND m.person_id > ${afterParam}`;
+  return `EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id${bound}
   AND m.start_date <= $1::date AND (m.end_date IS NULL OR m.end_date >= $1::date))`;
+}
 
 function likePattern(value: string): string {
   return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -59,11 +67,12 @@ export function searchSql(
   if (filter.firstName !== undefined) where.push(`p.first_name ILIKE ${bind(likePattern(filter.firstName))}`);
   if (filter.lastName !== undefined) where.push(`p.last_name ILIKE ${bind(likePattern(filter.lastName))}`);
   if (filter.chatId !== undefined) where.push(`p.chat_id = ${bind(filter.chatId)}`);
-  if (filter.active === 'yes') where.push(CURRENT);
-  if (filter.active === 'no') where.push(`NOT ${CURRENT}`);
+  const afterParam = page.after === undefined ? null : bind(page.after);
+  if (afterParam !== null) where.push(`p.id > ${afterParam}`);
+  if (filter.active === 'yes') where.push(current(afterParam));
+  if (filter.active === 'no') where.push(`NOT ${current(afterParam)}`);
   if (filter.hasChat !== undefined) where.push(`p.chat_id IS ${filter.hasChat ? 'NOT ' : ''}NULL`);
   if (filter.hasPlanner !== undefined) where.push(`p.planner_id IS ${filter.hasPlanner ? 'NOT ' : ''}NULL`);
-  if (page.after !== undefined) where.push(`p.id > ${bind(page.after)}`);
   const limit = page.limit === undefined ? '' : ` LIMIT ${bind(page.limit)}`;
   return {
     text: `SELECT p.id, ${PERSON_JSON} AS body FROM people p WHERE ${where.join(' AND ')} ORDER BY p.id${limit}`,
