@@ -6,28 +6,17 @@ import { RevokeKey } from '../application/keys/revoke-key';
 import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
 import type { ApiKey } from '../domain/api-key';
-import { InvalidInput } from '../domain/errors';
 import { mapApiKey } from './api-key.mapper';
 import { basicChallenge, basicCredentials, bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { parseIssueKeyBody } from './keys-issue-body';
+import { idParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 
 function clientAddress(req: Request): string {
   // req.ip honours the app's `trust proxy` setting; the socket address is the fallback for a
   // request whose connection is already gone.
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
-// Key ids are PostgreSQL integers, like person ids: anything else names no key and is malformed.
-const MAX_ID = 2_147_483_647;
-
-function keyIdParam(req: Request): number {
-  const raw = String(req.params.id);
-  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > MAX_ID) {
-    throw new InvalidInput('id must be a positive integer');
-  }
-  return Number(raw);
 }
 
 /** POST /keys (Basic), GET /keys, DELETE /keys and DELETE /keys/:id (Bearer). */
@@ -67,7 +56,7 @@ export function keysRouter(container: Container): express.Router {
   });
 
   router.delete('/keys/:id', bearer, async (req: Request, res: Response) => {
-    const keyId = keyIdParam(req);
+    const keyId = idParam(req);
     const key = await container.get(RevokeKey).execute({ principal: principalOf(res), keyId });
     res.json(masked(key));
   });

@@ -3,27 +3,17 @@ import type { Container } from 'inversify';
 import { GetPerson } from '../application/people/get-person';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
-import { InvalidInput, PreconditionFailed } from '../domain/errors';
+import { PreconditionFailed } from '../domain/errors';
 import type { Person } from '../domain/person';
 import { bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
 import { streamJsonArray } from './json-array-stream';
+import { idParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
 import { readPersonChanges } from './update-person-body';
-
-// Ids are PostgreSQL integers; "01", "1.5" or "1e3" name no person and are refused as malformed.
-const MAX_ID = 2_147_483_647;
-
-function personIdParam(req: Request): number {
-  const raw = String(req.params.id);
-  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > MAX_ID) {
-    throw new InvalidInput('id must be a positive integer');
-  }
-  return Number(raw);
-}
 
 function nextPageLink(req: Request, search: SearchRequest, nextAfter: number, limit: number): string {
   const params = new URLSearchParams(search.filterParams);
@@ -71,7 +61,7 @@ export function peopleRouter(container: Container): express.Router {
   router.all('/people/search', methodNotAllowed('POST'));
 
   router.get('/people/:id', bearer, async (req: Request, res: Response) => {
-    const id = personIdParam(req);
+    const id = idParam(req);
     const { person, today } = await container.get(GetPerson).execute({ principal: principalOf(res), id });
     const tag = entityTag(person.version, today);
     if (noneMatch(req.get('If-None-Match'), tag)) {
@@ -84,7 +74,7 @@ export function peopleRouter(container: Container): express.Router {
   });
 
   router.patch('/people/:id', acceptBody('json', 'form'), bearer, async (req: Request, res: Response) => {
-    const id = personIdParam(req);
+    const id = idParam(req);
     const changes = await readPersonChanges(req.body);
     const versions = versionsMatching(req.get('If-Match'));
     const principal = principalOf(res);

@@ -2,13 +2,11 @@ import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody, NUL_MESSAGE } from './body-parsing';
+import { MAX_ID, MAX_LIMIT } from './ids';
 import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
 import { quoteName, toValidDto } from './validation';
 
 const PAGE_KEYS = ['limit', 'after'];
-const MAX_LIMIT = 1000;
-// Ids are PostgreSQL integers: a larger `after` could only be a mistake.
-const MAX_ID = 2_147_483_647;
 
 export interface SearchRequest {
   filter: PersonFilter;

@@ -1,4 +1,4 @@
-import { MAX_ID } from './people-paths';
+import { MAX_ID } from '../ids';
 import { answer, errors, json } from './responses';
 import type { Operation, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';

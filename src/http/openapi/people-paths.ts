@@ -1,11 +1,7 @@
 import { answer, ERROR_RESPONSES, errors, headerRef, json } from './responses';
 import type { JsonSchema, Operation, Parameter, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
-
-/** Ids are PostgreSQL integers (people.routes.ts and search-request.ts refuse anything larger). */
-export const MAX_ID = 2_147_483_647;
-/** The largest page search-request.ts accepts. */
-export const MAX_LIMIT = 1000;
+import { MAX_ID, MAX_LIMIT } from '../ids';
 
 const BEARER = [{ bearer: [] }];
 

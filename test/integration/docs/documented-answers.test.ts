@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
-import { MAX_ID, MAX_LIMIT } from '../../../src/http/openapi/people-paths';
+import { MAX_ID, MAX_LIMIT } from '../../../src/http/ids';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { DocumentedAnswers } from './documented-answers';

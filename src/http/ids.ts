@@ -1,0 +1,17 @@
+import type { Request } from 'express';
+import { InvalidInput } from '../domain/errors';
+
+/** Ids are PostgreSQL integers. */
+export const MAX_ID = 2_147_483_647;
+
+/** The largest page `limit` a search accepts. */
+export const MAX_LIMIT = 1000;
+
+/** The `:id` of a path: "01", "1.5" or "1e3" name nothing and are refused as malformed (400). */
+export function idParam(req: Request): number {
+  const raw = String(req.params.id);
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > MAX_ID) {
+    throw new InvalidInput('id must be a positive integer');
+  }
+  return Number(raw);
+}
