@@ -103,7 +103,7 @@ if (!hasChromium) {
     await page.click('#operations-People-getPerson .opblock-summary');
     const details = page.locator('#operations-People-getPerson');
     await details.locator('.parameters').waitFor({ timeout: 10_000 });
-    const text = await details.innerText();
+    const text = (await details.textContent()) ?? '';
     expect(text).toMatch(/If-None-Match/);
     expect(text).toMatch(/304/);
     expect(text).toMatch(/404/);
