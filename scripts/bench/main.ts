@@ -9,6 +9,7 @@ import { type BenchOptions, parseOptions } from './bench-options';
 import { compareAnswers } from './compare-answers';
 import { type GeneratedDirectory, generateDirectory } from './generate-directory';
 import { combineLoads, type LoadFigures } from './load-runner';
+import { Interruption } from './interruption';
 import { paths } from './paths';
 import { ServerProcess } from './processes';
 import { type RunResult, renderTable, rowsOf } from './report';
@@ -24,6 +25,7 @@ import { ServiceCli } from './service-cli';
 import { walkIds } from './walk-ids';
 
 const BCRYPT_COST = 12;
+const interruption = new Interruption();
 const PASSWORD = 'bench-password-correct-horse';
 // Keys a storm can get issued per second at most (bcrypt cost 12 is about 0.2 s of one core).
 const KEYS_PER_SECOND_BOUND = 15;
@@ -144,6 +146,10 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
   const database = await BenchDatabase.prepare(process.env);
   log(`PostgreSQL: ${database.description}`);
   const servers: ServerProcess[] = [];
+  const forget = [
+    interruption.add(() => (options.keep ? Promise.resolve() : database.cleanUp())),
+    interruption.add(() => Promise.all(servers.map((server) => server.stop()))),
+  ];
   try {
     const env = serviceEnv({ url: database.url });
     const cli = new ServiceCli(env);
@@ -215,6 +221,7 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
     }
     return result;
   } finally {
+    for (const undo of forget) undo();
     for (const server of servers) await server.stop();
     if (!options.keep) log(await database.cleanUp());
     else log(`kept ${database.url}`);
@@ -230,6 +237,7 @@ async function pgliteRun(
   const env = serviceEnv({ dataDir });
   const cli = new ServiceCli(env);
   let service: ServerProcess | undefined;
+  const forget = interruption.add(async () => service?.stop());
   try {
     await cli.migrate();
     log('PGlite: importing through the CLI…');
@@ -269,6 +277,7 @@ async function pgliteRun(
     }
     return result;
   } finally {
+    forget();
     await service?.stop();
     if (!options.keep) await rm(dataDir, { recursive: true, force: true });
   }
@@ -281,6 +290,9 @@ async function main() {
   }
   const startedAt = new Date();
   const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
+  const forgetWorkDir = interruption.add(() =>
+    options.keep ? Promise.resolve() : rm(workDir, { recursive: true, force: true }),
+  );
   const runs: RunResult[] = [];
   const directories: GeneratedDirectory[] = [];
   try {
@@ -304,6 +316,7 @@ async function main() {
       runs.push(await pgliteRun(options, directory, workDir));
     }
   } finally {
+    forgetWorkDir();
     if (!options.keep) await rm(workDir, { recursive: true, force: true });
     else log(`kept ${workDir}`);
   }
@@ -332,6 +345,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  // Interrupted: the failure is a consequence; the cleanup under way ends the process.
+  if (interruption.cleaning) return;
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
