@@ -12,7 +12,12 @@ import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
-import { type Database, migrate, openDatabase } from './infrastructure/persistence/database';
+import {
+  type Database,
+  migrate,
+  openDatabase,
+  refreshStatistics,
+} from './infrastructure/persistence/database';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const RECOMMENDED_BCRYPT_COST = 12;
@@ -118,6 +123,8 @@ async function main(): Promise<void> {
   try {
     const applied = await migrate(database);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    // PGlite runs no autovacuum: without statistics its planner picks slow plans for big directories.
+    if (database.kind === 'pglite') await refreshStatistics(database, { vacuum: false });
     const people = await container.get<PersonRepository>(TYPES.PersonRepository).count();
     if (people === 0) {
       logger.warn(
