@@ -39,4 +39,35 @@ describe('BcryptPasswordHasher', () => {
   it('refuses every password against a stored value that is not a bcrypt hash', async () => {
     await expect(hasher.verify('x', 'not-a-hash')).resolves.toBe(false);
   });
+
+  it('runs no more hashes and comparisons at once than its limit, and finishes them all', async () => {
+    const limited = new BcryptPasswordHasher(4, 2);
+    const hash = await limited.hash('pw');
+    let inFlight = 0;
+    let most = 0;
+    const original = bcrypt.compare.bind(bcrypt) as (data: string, encrypted: string) => Promise<boolean>;
+    const compare = jest.spyOn(bcrypt, 'compare').mockImplementation((async (
+      data: string,
+      encrypted: string,
+    ) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      try {
+        return await original(data, encrypted);
+      } finally {
+        inFlight -= 1;
+      }
+    }) as never);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          limited.verify(i % 2 === 0 ? 'pw' : 'wrong', i < 6 ? hash : null),
+        ),
+      );
+      expect(answers).toEqual([true, false, true, false, true, false, false, false]);
+      expect(most).toBe(2);
+    } finally {
+      compare.mockRestore();
+    }
+  });
 });
