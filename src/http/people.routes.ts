@@ -3,7 +3,6 @@ import type { Container } from 'inversify';
 import { GetPerson } from '../application/people/get-person';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
-import { PreconditionFailed } from '../domain/errors';
 import type { Person } from '../domain/person';
 import { bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
@@ -78,23 +77,11 @@ export function peopleRouter(container: Container): express.Router {
     const changes = await readPersonChanges(req.body);
     const versions = versionsMatching(req.get('If-Match'));
     const principal = principalOf(res);
-    const updatePerson = container.get(UpdatePerson);
-    if (versions === undefined) {
-      const { person, today } = await updatePerson.execute({ principal, id, changes });
-      sendPerson(res, person, today);
-      return;
-    }
-    // Several tags in If-Match: the update succeeds if any of them is current. Each attempt checks
-    // its version under the row lock, so a refused attempt writes nothing.
-    for (const expectedVersion of versions) {
-      try {
-        const { person, today } = await updatePerson.execute({ principal, id, changes, expectedVersion });
-        sendPerson(res, person, today);
-        return;
-      } catch (error) {
-        if (!(error instanceof PreconditionFailed) || expectedVersion === versions.at(-1)) throw error;
-      }
-    }
+    // If-Match may list several tags: the update goes ahead when any of them is current.
+    const { person, today } = await container
+      .get(UpdatePerson)
+      .execute({ principal, id, changes, expectedVersions: versions });
+    sendPerson(res, person, today);
   });
   router.all('/people/:id', methodNotAllowed('GET', 'PATCH'));
   return router;

@@ -12,8 +12,11 @@ export interface UpdatePersonInput {
   id: number;
   /** Raw values as the client sent them; absent (undefined) means "leave as it is". */
   changes: { firstName?: unknown; lastName?: unknown; chatId?: unknown };
-  /** The version the client last saw (If-Match); the update is refused when it is stale. */
-  expectedVersion?: number;
+  /**
+   * The versions the client will accept (If-Match, which may list several tags); the update is
+   * refused when none of them is the current one.
+   */
+  expectedVersions?: number[];
 }
 
 export interface UpdatePersonOutput {
@@ -35,21 +38,24 @@ export class UpdatePerson {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ principal, id, changes, expectedVersion }: UpdatePersonInput): Promise<UpdatePersonOutput> {
+  async execute({
+    principal,
+    id,
+    changes,
+    expectedVersions,
+  }: UpdatePersonInput): Promise<UpdatePersonOutput> {
     requirePermission(principal, 'write');
     if (!(Number.isSafeInteger(id) && id > 0)) throw new InvalidInput('id must be a positive whole number');
-    if (expectedVersion !== undefined && !Number.isSafeInteger(expectedVersion)) {
-      throw new InvalidInput('the expected version must be a whole number');
+    if (expectedVersions !== undefined && !expectedVersions.every(Number.isSafeInteger)) {
+      throw new InvalidInput('the expected versions must be whole numbers');
     }
     const wanted = validate(changes);
 
     const person = await this.unitOfWork.run(async (tx) => {
       const current = await tx.people.findByIdForUpdate(id);
       if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
-      if (expectedVersion !== undefined && expectedVersion !== current.version) {
-        throw new PreconditionFailed(
-          `person ${id} has changed since version ${expectedVersion}; read it again`,
-        );
+      if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
+        throw new PreconditionFailed(`person ${id} has changed since the version you read; read it again`);
       }
 
       const effective: PersonChanges = {};

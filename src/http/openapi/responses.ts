@@ -86,7 +86,7 @@ export const ERROR_RESPONSES: Record<string, ResponseObject> = {
   ),
   PreconditionFailed: failure(
     'If-Match names a version that is no longer current.',
-    'person 42 has changed since version 3; read it again',
+    'person 42 has changed since the version you read; read it again',
   ),
   PayloadTooLarge: failure(
     'The request body is larger than 16 KiB.',

@@ -131,13 +131,13 @@ describe('UpdatePerson', () => {
     await update.execute({ principal: writer, id: ann.id, changes: { firstName: 'A' } });
 
     await expect(
-      update.execute({ principal: writer, id: ann.id, changes: { firstName: 'B' }, expectedVersion: 1 }),
+      update.execute({ principal: writer, id: ann.id, changes: { firstName: 'B' }, expectedVersions: [1] }),
     ).rejects.toThrow(PreconditionFailed);
     const result = await update.execute({
       principal: writer,
       id: ann.id,
       changes: { firstName: 'B' },
-      expectedVersion: 2,
+      expectedVersions: [1, 2],
     });
     expect(result.person).toMatchObject({ firstName: 'B', version: 3 });
   });
