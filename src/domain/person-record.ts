@@ -1,6 +1,6 @@
 import { isCalendarDate } from './calendar-date';
 import { type ContactKind, isContactKind } from './contact';
-import { checkChatId, checkName, type Person, ROLES, type Role } from './person';
+import { CONTROL_CHARACTERS, checkChatId, checkName, type Person, ROLES, type Role } from './person';
 
 /**
  * One person in the import and export file (SPEC §5): clubs by name, no ids, every field present
@@ -36,8 +36,6 @@ const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
 // Deliberately loose: one @ with something on either side and no spaces. Real validation of an
 // address is sending it mail, which is not the directory's job.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 // An address is one multi-line string: line breaks and tabs are allowed there, nothing else.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
 const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;

@@ -36,7 +36,7 @@ export const CHAT_ID_MAX_LENGTH = 64;
 
 // Control characters, including newlines and tabs, have no place in a name.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Checks and normalises a name; returns the trimmed value or an error message. */
 export function checkName(field: string, value: unknown): { value: string } | { error: string } {

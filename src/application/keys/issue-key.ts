@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { type ApiKey, KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS, MAX_EXPIRES_IN_DAYS } from '../../domain/api-key';
 import { Conflict, InvalidInput, TooManyAttempts, Unauthenticated } from '../../domain/errors';
 import { isPermission, normalizePermissions, type Permission } from '../../domain/permission';
+import { CONTROL_CHARACTERS } from '../../domain/person';
 import type { AccountRepository } from '../ports/account-repository';
 import type { Clock } from '../ports/clock';
 import type { LoginThrottle } from '../ports/login-throttle';
@@ -29,8 +30,6 @@ export interface IssueKeyOutput {
 
 const WRONG_CREDENTIALS = 'wrong username or password';
 const DAY_MS = 24 * 60 * 60 * 1000;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 @injectable()
 export class IssueKey {

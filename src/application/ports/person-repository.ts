@@ -1,5 +1,5 @@
-import type { ContactKind } from '../../domain/contact';
-import type { Person, PersonChanges, Role } from '../../domain/person';
+import type { Person, PersonChanges } from '../../domain/person';
+import type { CheckedRecord } from '../../domain/person-record';
 import type { PersonFilter } from '../../domain/person-filter';
 
 export interface PersonQuery {
@@ -10,16 +10,8 @@ export interface PersonQuery {
   after?: number;
 }
 
-/** A person as the import brings it: clubs by name, no ids yet. */
-export interface NewPerson {
-  role: Role;
-  firstName: string;
-  lastName: string;
-  chatId: string | null;
-  plannerId: string | null;
-  contacts: { kind: ContactKind; value: string; label: string | null }[];
-  memberships: { club: string; kind: string | null; startDate: string; endDate: string | null }[];
-}
+/** A person as the import brings it, checked: clubs by name, no ids yet. */
+export type NewPerson = CheckedRecord;
 
 export interface PersonRepository {
   /** Visible people (admins excluded) matching the query, by id ascending, at most `limit`. */
