@@ -52,14 +52,13 @@ const peopleAnswer = answer(
 
 const searchErrors = errors(400, 401, 413, 415, 429, 503);
 
-const filterBody = (required: boolean) => ({
-  description: required
-    ? 'The filter; {} or an empty body matches everyone.'
-    : "The filter as the JSON body of the GET (the interface document's form). Browsers and some " +
-      'proxies drop GET bodies: use the query parameters or POST /people/search there.',
+// Only POST /people/search declares a body: a GET with a body cannot be sent by browsers (so
+// "Try it out" would fail) nor by most generated clients. GET /people still accepts one.
+const filterBody = {
+  description: 'The filter; {} or an empty body matches everyone.',
   required: false,
   content: json(schemaRef('PersonFilter')),
-});
+};
 
 const personAnswer = (description: string) =>
   answer(description, json(schemaRef('Person')), { ETag: headerRef('ETag') });
@@ -72,11 +71,14 @@ function searchOperations(filter: JsonSchema): { get: Operation; post: Operation
     get: {
       operationId: 'searchPeople',
       summary: 'Search people',
-      description: `${description} The filter comes as query parameters or as a JSON body, not both.`,
+      description:
+        `${description} The filter comes as query parameters. The same filter is also accepted as ` +
+        "a JSON body of the GET (the interface document's form; not together with filter " +
+        'parameters), but browsers and many HTTP clients cannot send a body with a GET: ' +
+        'POST /people/search takes it as a body instead.',
       tags: ['People'],
       security: BEARER,
       parameters: [...filterParameters(filter), ...pageParameters],
-      requestBody: filterBody(false),
       responses: { '200': peopleAnswer, ...searchErrors },
     },
     post: {
@@ -86,7 +88,7 @@ function searchOperations(filter: JsonSchema): { get: Operation; post: Operation
       tags: ['People'],
       security: BEARER,
       parameters: pageParameters,
-      requestBody: filterBody(true),
+      requestBody: filterBody,
       responses: { '200': peopleAnswer, ...searchErrors },
     },
   };

@@ -71,6 +71,20 @@ describe('the OpenAPI document', () => {
     expect(email).toMatchObject({ description: expect.stringMatching(/^Case-insensitive exact match/) });
   });
 
+  it('declares no request body on a GET or DELETE, which browsers and generated clients cannot send', () => {
+    const withBody = Object.entries(document.paths).flatMap(([path, item]) =>
+      (['get', 'delete'] as const)
+        .filter((method) => item[method]?.requestBody !== undefined)
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(withBody).toEqual([]);
+    // GET /people still takes a JSON body, and says so in words.
+    expect(document.paths['/people'].get?.description).toMatch(/JSON body/);
+    expect(document.paths['/people/search'].post?.requestBody?.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PersonFilter',
+    });
+  });
+
   it('documents the three body forms of PATCH /people/{id}', () => {
     const content = document.paths['/people/{id}'].patch?.requestBody?.content ?? {};
     expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
