@@ -227,5 +227,5 @@ if (!hasChromium) {
     expect([...tried.keys()].sort()).toEqual(documented.sort());
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  }, 180_000);
 });

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 
 // Every wait is bounded: a page that never answers fails the test instead of hanging it.
-const STEP_TIMEOUT_MS = 10_000;
+const STEP_TIMEOUT_MS = 20_000;
 
 export interface ShownAnswer {
   /** What Swagger UI shows as the code under "Server response": a status, or "Undocumented" when the browser refused or failed the request. */
