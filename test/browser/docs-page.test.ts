@@ -170,6 +170,7 @@ if (!hasChromium) {
     expectShown(read, '200');
     expect(json(read)).toMatchObject({ id: personId, last_name: lastName });
     expect(read.headers).toMatch(/etag: "v1-/);
+    expect(read.headers).toMatch(/ratelimit: "\d+-in-1min"; r=\d+; t=\d+/);
 
     // The page proposes the operation's own example bodies; the form-encoded one is typed in.
     const path = { id: String(personId) };
