@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { createTestApp, type TestApp } from '../support/app';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document';
+import { createTestApp, newPerson, type TestApp, uniqueName } from '../support/app';
 import { testDatabases } from '../support/databases';
+import { type ShownAnswer, SwaggerUiPage } from './swagger-ui-page';
 
 const CHROMIUM = '/usr/bin/chromium';
 // As root on a machine with no outside network: no sandbox, and none of Chromium's own traffic.
@@ -35,6 +37,13 @@ const ENDPOINTS = [
   'GET /openapi.json',
 ];
 
+/** The status the page shows, with what it showed instead when it is not the expected one. */
+function expectShown(answer: ShownAnswer, status: string): void {
+  if (answer.status !== status) {
+    throw new Error(`expected ${status}, the page showed ${answer.status}: ${answer.body.slice(0, 500)}`);
+  }
+}
+
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(`Skipping the /docs browser test: ${CHROMIUM} is not installed (.ci/run installs it).`);
@@ -51,7 +60,14 @@ if (!hasChromium) {
     server = t.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    // Playwright gives the browser a fresh profile directory of its own (--user-data-dir) and
+    // removes it on close.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      timeout: 30_000,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -110,4 +126,107 @@ if (!hasChromium) {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('runs every operation from the page: Authorize, Try it out, Execute, and shows its answer', async () => {
+    const lastName = uniqueName('Herschel');
+    const [personId] = await t.addPeople([
+      newPerson({
+        lastName,
+        chatId: uniqueName('chat'),
+        contacts: [{ kind: 'email', value: `${uniqueName('c')}@example.org`, label: 'home' }],
+        memberships: [{ club: uniqueName('Club'), kind: 'full', startDate: '2024-01-01', endDate: null }],
+      }),
+    ]);
+    const account = await t.createAccount({ permissions: ['read', 'write'] });
+    const token = await t.issueToken(account.username, account.password);
+
+    const { page, problems } = await openDocs();
+    const docs = new SwaggerUiPage(page);
+    await docs.authorize({ bearer: token });
+    await docs.authorize({ username: account.username, password: account.password });
+
+    const tried = new Map<string, ShownAnswer>();
+    const run = async (tag: string, operationId: string, input?: Parameters<SwaggerUiPage['execute']>[2]) => {
+      const answer = await docs.execute(tag, operationId, input);
+      tried.set(operationId, answer);
+      return answer;
+    };
+    const json = (answer: ShownAnswer) => JSON.parse(answer.body);
+
+    const search = await run('People', 'searchPeople', {
+      parameters: { query: { last_name: lastName, has_chat: 'true' } },
+    });
+    expectShown(search, '200');
+    expect(search.url).toMatch(/\/people\?.*has_chat=true/);
+    expect(json(search).map((person: { id: number }) => person.id)).toEqual([personId]);
+
+    const byBody = await run('People', 'searchPeopleByBody', {
+      body: JSON.stringify({ last_name: lastName }),
+    });
+    expectShown(byBody, '200');
+    expect(json(byBody).map((person: { id: number }) => person.id)).toEqual([personId]);
+
+    const read = await run('People', 'getPerson', { parameters: { path: { id: String(personId) } } });
+    expectShown(read, '200');
+    expect(json(read)).toMatchObject({ id: personId, last_name: lastName });
+    expect(read.headers).toMatch(/etag: "v1-/);
+    expect(read.headers).toMatch(/ratelimit: "\d+-in-1min"; r=\d+; t=\d+/);
+
+    // The page proposes the operation's own example bodies; the form-encoded one is typed in.
+    const path = { id: String(personId) };
+    const nested = await run('People', 'updatePerson', { parameters: { path }, example: 'Nested object' });
+    expectShown(nested, '200');
+    expect(json(nested)).toMatchObject({ id: personId });
+    const form = await run('People', 'updatePerson', {
+      parameters: { path },
+      contentType: 'application/x-www-form-urlencoded',
+      form: { 'person[first_name]': 'Caroline', 'person[last_name]': 'Herschel', 'person[chat_id]': 'U0CH1' },
+    });
+    expectShown(form, '200');
+    expect(json(form)).toMatchObject({ id: personId, first_name: 'Caroline', chat_id: 'U0CH1' });
+
+    const issued = await run('Keys', 'issueKey');
+    expectShown(issued, '201');
+    expect(json(issued).token).toMatch(/^mdk_/);
+
+    const list = await run('Keys', 'listKeys');
+    expectShown(list, '200');
+    expect(json(list)).toHaveLength(2);
+
+    const revokeOther = await run('Keys', 'revokeKey', {
+      parameters: { path: { id: String(json(issued).id) } },
+    });
+    expectShown(revokeOther, '200');
+    expect(json(revokeOther).id).toBe(json(issued).id);
+
+    // Last of the bearer operations: it revokes the token the page was given.
+    const revokeSelf = await run('Keys', 'revokeCurrentKey');
+    expectShown(revokeSelf, '200');
+
+    for (const operationId of ['liveness', 'readiness']) {
+      const probe = await run('Service', operationId);
+      expectShown(probe, '200');
+      expect(json(probe)).toEqual({ status: 'ok' });
+    }
+    const metrics = await run('Service', 'metrics');
+    expectShown(metrics, '200');
+    expect(metrics.body).toMatch(/http_requests_total/);
+    const description = await run('Service', 'openApiDocument');
+    expectShown(description, '200');
+    expect(json(description)).toMatchObject({ openapi: '3.1.0' });
+    const docsPage = await run('Service', 'docsPage');
+    expectShown(docsPage, '200');
+    expect(docsPage.body).toMatch(/swagger-ui/);
+    const asset = await run('Service', 'docsAsset', { parameters: { path: { file: 'docs-init.js' } } });
+    expectShown(asset, '200');
+    expect(asset.body).toMatch(/SwaggerUIBundle/);
+
+    // Every operation the document describes was tried: a new one needs its case above.
+    const documented = Object.values(buildOpenApiDocument().paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect([...tried.keys()].sort()).toEqual(documented.sort());
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 180_000);
 });

@@ -1,12 +1,14 @@
-import { MAX_ID } from '../ids';
-import { answer, errors, json } from './responses';
-import type { Operation, Paths } from './openapi-types';
+import { ISSUED_KEY, LISTED_KEY, LISTED_KEYS } from './examples';
+import { idSchema } from './integers';
+import { operation } from './operation';
+import type { Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
+import { answer, json } from './responses';
 
-const BEARER = [{ bearer: [] }];
 const KEYS_TAG = ['Keys'];
 
-const issueKey: Operation = {
+const issueKey = operation({
+  access: 'basic',
   operationId: 'issueKey',
   summary: 'Issue an API key',
   description:
@@ -15,69 +17,61 @@ const issueKey: Operation = {
     'client address within 15 minutes, every attempt answers 429 until the window has passed. ' +
     'An account holds at most 100 active keys.',
   tags: KEYS_TAG,
-  security: [{ basic: [] }],
   requestBody: {
     description:
       'Optional. Without a body the key has every permission of the account, no name and no expiry. ' +
       'Asking for a permission the account lacks is a 400 naming it.',
     required: false,
     content: json(schemaRef('IssueKeyRequest'), {
-      name: 'chat bot',
-      permissions: ['read'],
+      name: ISSUED_KEY.name,
+      permissions: ISSUED_KEY.permissions,
       expires_in_days: 90,
     }),
   },
-  responses: {
-    '201': answer('The new key, its token in full.', json(schemaRef('ApiKey'))),
-    ...errors(400, 401, 409, 413, 415, 429, 503),
-  },
-};
+  responses: { 201: answer('The new key, its token in full.', json(schemaRef('ApiKey'), ISSUED_KEY)) },
+  errors: [400, 409, 413, 415],
+});
 
-const listKeys: Operation = {
+const listKeys = operation({
+  access: 'bearer',
   operationId: 'listKeys',
   summary: "List the account's keys",
   description:
     "The active keys (neither revoked nor expired) of the calling key's account, oldest first, tokens masked. Needs no permission.",
   tags: KEYS_TAG,
-  security: BEARER,
   responses: {
-    '200': answer('The active keys.', json({ type: 'array', items: schemaRef('ApiKey') })),
-    ...errors(401, 429, 503),
+    200: answer('The active keys.', json({ type: 'array', items: schemaRef('ApiKey') }, LISTED_KEYS)),
   },
-};
+});
 
-const revokeCurrentKey: Operation = {
+const revokeCurrentKey = operation({
+  access: 'bearer',
   operationId: 'revokeCurrentKey',
   summary: 'Revoke the key used for this request',
   description: 'From then on the key is refused (by every instance within a second). Needs no permission.',
   tags: KEYS_TAG,
-  security: BEARER,
-  responses: {
-    '200': answer('The revoked key, token masked.', json(schemaRef('ApiKey'))),
-    ...errors(401, 429, 503),
-  },
-};
+  responses: { 200: answer('The revoked key, token masked.', json(schemaRef('ApiKey'), LISTED_KEY)) },
+});
 
-const revokeKey: Operation = {
+const revokeKey = operation({
+  access: 'bearer',
   operationId: 'revokeKey',
   summary: 'Revoke another key of the same account',
   description: 'Needs no permission. A key of another account is not found.',
   tags: KEYS_TAG,
-  security: BEARER,
   parameters: [
     {
       name: 'id',
       in: 'path',
       required: true,
       description: 'Identifier of the key: a positive integer without leading zeros.',
-      schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+      schema: idSchema(),
+      example: LISTED_KEY.id,
     },
   ],
-  responses: {
-    '200': answer('The revoked key, token masked.', json(schemaRef('ApiKey'))),
-    ...errors(400, 401, 404, 429, 503),
-  },
-};
+  responses: { 200: answer('The revoked key, token masked.', json(schemaRef('ApiKey'), LISTED_KEY)) },
+  errors: [400, 404],
+});
 
 /** POST, GET and DELETE /keys, DELETE /keys/{id}. */
 export function keysPaths(): Paths {

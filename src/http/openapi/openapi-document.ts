@@ -1,8 +1,9 @@
+import { HEADERS } from './headers';
 import { keysPaths } from './keys-paths';
-import type { OpenApiDocument } from './openapi-types';
+import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
 import { requestSchemas } from './request-schemas';
-import { ERROR_RESPONSES, HEADERS } from './responses';
+import { failureComponents } from './responses';
 import { responseSchemas } from './response-schemas';
 import { servicePaths } from './service-paths';
 
@@ -15,8 +16,18 @@ update one person, and manage the API keys (bearer tokens) that call it.
 - Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies), at most 16 KiB (413).
 - An unknown route answers 404; a known route with another method answers 405 with \`Allow\`.
 - Each key may make a limited number of requests a minute (setting RATE_LIMIT_PER_MINUTE, default
-  1200); answers carry \`RateLimit\` and \`RateLimit-Policy\`, and 429 comes with \`Retry-After\`.
+  1200); every answer to a bearer-authenticated request carries \`RateLimit\` and
+  \`RateLimit-Policy\` (IETF draft 8), and 429 comes with \`Retry-After\`.
+- Ids are 32-bit integers.
 - Every response carries \`X-Request-Id\` and \`API-Version: 1.0.0\`.`;
+
+/** The shared failure answers the operations refer to, and no other. */
+function referencedFailures(paths: Paths): Record<string, ResponseObject> {
+  const referenced = new Set(
+    [...JSON.stringify(paths).matchAll(/"#\/components\/responses\/([^"]+)"/g)].map((match) => match[1]),
+  );
+  return Object.fromEntries(Object.entries(failureComponents()).filter(([name]) => referenced.has(name)));
+}
 
 /**
  * The OpenAPI 3.1 document of the service. Request schemas are generated from the class-validator
@@ -25,18 +36,21 @@ update one person, and manage the API keys (bearer tokens) that call it.
  */
 export function buildOpenApiDocument(): OpenApiDocument {
   const schemas = { ...requestSchemas(), ...responseSchemas() };
+  const paths = { ...peoplePaths(schemas.PersonFilter), ...keysPaths(), ...servicePaths() };
   return {
     openapi: '3.1.0',
     info: { title: 'Membership Directory', version: '1.0.0', description: DESCRIPTION },
+    // Relative: wherever the service runs, its paths are on the origin that served this document.
+    servers: [{ url: '/', description: 'The service that serves this document.' }],
     tags: [
       { name: 'People', description: 'Search, read and update people (admins never appear).' },
       { name: 'Keys', description: 'Issue, list and revoke API keys.' },
       { name: 'Service', description: 'Probes, metrics and this documentation.' },
     ],
-    paths: { ...peoplePaths(schemas.PersonFilter), ...keysPaths(), ...servicePaths() },
+    paths,
     components: {
       schemas,
-      responses: ERROR_RESPONSES,
+      responses: referencedFailures(paths),
       headers: HEADERS,
       securitySchemes: {
         bearer: {

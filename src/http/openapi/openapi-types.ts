@@ -12,6 +12,7 @@ export interface Header {
   description: string;
   schema: JsonSchema;
   required?: boolean;
+  example?: unknown;
 }
 
 export interface MediaType {
@@ -32,6 +33,7 @@ export interface Parameter {
   description: string;
   required?: boolean;
   schema: JsonSchema;
+  example?: unknown;
 }
 
 export interface RequestBody {
@@ -60,6 +62,7 @@ export type Paths = Record<string, PathItem>;
 export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
+  servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
   paths: Paths;
   components: {

@@ -1,9 +1,11 @@
-import { answer, ERROR_RESPONSES, errors, headerRef, json } from './responses';
+import { MAX_LIMIT } from '../ids';
+import { ADA, FILTER, PEOPLE } from './examples';
+import { headerRef } from './headers';
+import { idSchema, int32 } from './integers';
+import { operation } from './operation';
 import type { JsonSchema, Operation, Parameter, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
-import { MAX_ID, MAX_LIMIT } from '../ids';
-
-const BEARER = [{ bearer: [] }];
+import { answer, failure, json } from './responses';
 
 /** The filter's fields as query parameters of GET /people: the same names and rules as the body. */
 function filterParameters(filter: JsonSchema): Parameter[] {
@@ -21,13 +23,13 @@ const pageParameters: Parameter[] = [
     name: 'limit',
     in: 'query',
     description: 'Page size. Without it every match is returned, streamed.',
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+    schema: int32({ minimum: 1, maximum: MAX_LIMIT }),
   },
   {
     name: 'after',
     in: 'query',
     description: 'Keyset paging: only people whose id is greater than this.',
-    schema: { type: 'integer', minimum: 0, maximum: MAX_ID },
+    schema: idSchema({ minimum: 0 }),
   },
 ];
 
@@ -36,68 +38,72 @@ const idParameter = (what: string): Parameter => ({
   in: 'path',
   required: true,
   description: `Identifier of the ${what}: a positive integer without leading zeros.`,
-  schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+  schema: idSchema(),
+  example: ADA.id,
 });
 
 const peopleAnswer = answer(
   'The matching people, ordered by id (admins excluded). An empty filter matches everyone.',
-  json({ type: 'array', items: schemaRef('Person') }),
+  json({ type: 'array', items: schemaRef('Person') }, PEOPLE),
   {
     Link: {
       description: 'With limit, when more people match: `<...?limit=N&after=ID>; rel="next"`.',
       schema: { type: 'string' },
+      example: '</people?active=yes&limit=2&after=13>; rel="next"',
     },
   },
 );
 
-const searchErrors = errors(400, 401, 413, 415, 429, 503);
-
-const filterBody = (required: boolean) => ({
-  description: required
-    ? 'The filter; {} or an empty body matches everyone.'
-    : "The filter as the JSON body of the GET (the interface document's form). Browsers and some " +
-      'proxies drop GET bodies: use the query parameters or POST /people/search there.',
-  required: false,
-  content: json(schemaRef('PersonFilter')),
-});
+const SEARCH_ERRORS = [400, 413, 415] as const;
 
 const personAnswer = (description: string) =>
-  answer(description, json(schemaRef('Person')), { ETag: headerRef('ETag') });
+  answer(description, json(schemaRef('Person'), ADA), { ETag: headerRef('ETag') });
 
 function searchOperations(filter: JsonSchema): { get: Operation; post: Operation } {
   const description =
     'Filters combine with AND. Every match is returned unless limit is given; then a Link header ' +
     'points to the next page. Permission: read.';
   return {
-    get: {
+    get: operation({
+      access: 'bearer',
       operationId: 'searchPeople',
       summary: 'Search people',
-      description: `${description} The filter comes as query parameters or as a JSON body, not both.`,
+      // No requestBody: a GET with a body cannot be sent by browsers (so "Try it out" would fail)
+      // nor by most generated clients. The service still accepts one.
+      description:
+        `${description} The filter comes as query parameters. The same filter is also accepted as ` +
+        "a JSON body of the GET (the interface document's form; not together with filter " +
+        'parameters), but browsers and many HTTP clients cannot send a body with a GET: ' +
+        'POST /people/search takes it as a body instead.',
       tags: ['People'],
-      security: BEARER,
       parameters: [...filterParameters(filter), ...pageParameters],
-      requestBody: filterBody(false),
-      responses: { '200': peopleAnswer, ...searchErrors },
-    },
-    post: {
+      responses: { 200: peopleAnswer },
+      errors: [...SEARCH_ERRORS],
+    }),
+    post: operation({
+      access: 'bearer',
       operationId: 'searchPeopleByBody',
       summary: 'Search people (filter in a POST body)',
       description: `${description} The same search as GET /people, for clients that cannot send a GET body.`,
       tags: ['People'],
-      security: BEARER,
       parameters: pageParameters,
-      requestBody: filterBody(true),
-      responses: { '200': peopleAnswer, ...searchErrors },
-    },
+      requestBody: {
+        description: 'The filter; {} or an empty body matches everyone.',
+        required: false,
+        content: json(schemaRef('PersonFilter'), FILTER),
+      },
+      responses: { 200: peopleAnswer },
+      errors: [...SEARCH_ERRORS],
+    }),
   };
 }
 
-const getPerson: Operation = {
+const getPerson = operation({
+  access: 'bearer',
   operationId: 'getPerson',
   summary: 'Read one person',
   description: 'Permission: read. Answers 404 for an admin as for a missing person.',
   tags: ['People'],
-  security: BEARER,
   parameters: [
     idParameter('person'),
     {
@@ -108,15 +114,16 @@ const getPerson: Operation = {
     },
   ],
   responses: {
-    '200': personAnswer('The person.'),
-    '304': answer('Not modified: the copy named by If-None-Match is current.', undefined, {
+    200: personAnswer('The person.'),
+    304: answer('Not modified: the copy named by If-None-Match is current.', undefined, {
       ETag: headerRef('ETag'),
     }),
-    ...errors(400, 401, 404, 429, 503),
   },
-};
+  errors: [400, 404],
+});
 
-const updatePerson: Operation = {
+const updatePerson = operation({
+  access: 'bearer',
   operationId: 'updatePerson',
   summary: 'Update a person',
   description:
@@ -124,7 +131,6 @@ const updatePerson: Operation = {
     'characters; chat_id is 1 to 64 characters, and null or "" clears it. Every change is written ' +
     'to the audit log. Permission: write.',
   tags: ['People'],
-  security: BEARER,
   parameters: [
     idParameter('person'),
     {
@@ -144,31 +150,30 @@ const updatePerson: Operation = {
         examples: {
           flat: {
             summary: "Flat keys (the interface document's form)",
-            value: { 'person[first_name]': 'Ada', 'person[chat_id]': '123456' },
+            value: { 'person[chat_id]': ADA.chat_id, 'person[first_name]': ADA.first_name },
           },
-          nested: { summary: 'Nested object', value: { person: { last_name: 'Lovelace', chat_id: null } } },
+          nested: { summary: 'Nested object', value: { person: { last_name: 'King' } } },
         },
       },
-      'application/x-www-form-urlencoded': { schema: schemaRef('PersonUpdateFlat') },
+      'application/x-www-form-urlencoded': {
+        schema: schemaRef('PersonUpdateFlat'),
+        example: { 'person[last_name]': 'King' },
+      },
     },
   },
   responses: {
-    '200': personAnswer('The updated person, with its new ETag.'),
-    ...errors(400, 401, 404, 409, 412, 413),
-    '415': {
-      ...ERROR_RESPONSES.UnsupportedMediaType,
-      headers: {
-        ...ERROR_RESPONSES.UnsupportedMediaType.headers,
-        'Accept-Patch': {
-          description: 'The media types this operation accepts.',
-          schema: { type: 'string' },
-          required: true,
-        },
+    200: personAnswer('The updated person, with its new ETag.'),
+    415: failure(415, 'bearer', {
+      'Accept-Patch': {
+        description: 'The media types this operation accepts.',
+        schema: { type: 'string' },
+        example: 'application/json, application/x-www-form-urlencoded',
+        required: true,
       },
-    },
-    ...errors(429, 503),
+    }),
   },
-};
+  errors: [400, 404, 409, 412, 413],
+});
 
 /** GET /people, POST /people/search, GET and PATCH /people/{id}. */
 export function peoplePaths(filter: JsonSchema): Paths {

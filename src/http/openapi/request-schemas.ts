@@ -33,12 +33,30 @@ function renameRefs(value: unknown): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, nested]) => [key, renameRefs(nested)]));
 }
 
+/** The generator knows @IsInt only as `integer`; every integer the API takes is an int32. */
+function withIntegerFormat(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema>;
+  const isInteger = (type: unknown) =>
+    type === 'integer' || (Array.isArray(type) && type.includes('integer'));
+  return {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [
+        name,
+        isInteger(property.type) && property.format === undefined
+          ? { ...property, format: 'int32' }
+          : property,
+      ]),
+    ),
+  };
+}
+
 function fromDto(dto: DtoClass): JsonSchema {
   const generated = targetConstructorToSchema(dto, { refPointerPrefix: SCHEMAS_PREFIX }) as JsonSchema;
   if (generated.properties === undefined) throw new Error(`${dto.name} has no validation metadata`);
   // toValidDto validates with forbidNonWhitelisted, and every body reader refuses unknown keys
   // before it: no DTO accepts a key it does not declare.
-  return { ...(renameRefs(generated) as JsonSchema), additionalProperties: false };
+  return { ...withIntegerFormat(renameRefs(generated) as JsonSchema), additionalProperties: false };
 }
 
 function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {

@@ -2,6 +2,7 @@ import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
 import type { ApiKeyResponse } from '../api-key.mapper';
 import type { mapPerson } from '../person.mapper';
+import { idSchema } from './integers';
 import { type JsonSchema, schemaRef } from './openapi-types';
 
 // What the mappers return: the schemas below must name exactly these fields (checked by tsc), and
@@ -22,7 +23,7 @@ function record<T>(description: string, properties: Record<keyof T & string, Jso
   };
 }
 
-const id = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description });
+const id = (description: string): JsonSchema => idSchema({ description });
 const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({
   type: [type, 'null'],
   description,
@@ -70,7 +71,8 @@ const ApiKey = record<ApiKeyResponse>('An API key (bearer token) of the calling 
   id: id('Key identifier, the {id} of DELETE /keys/{id}.'),
   token: {
     type: 'string',
-    pattern: '^mdk_',
+    // The whole token (mdk_ + 38 base62 characters), or its first 8 characters and an ellipsis.
+    pattern: '^mdk_[0-9A-Za-z]{4}(?:[0-9A-Za-z]{34}|…)$',
     description:
       'The bearer token in full in the answer to POST /keys, and never again: elsewhere its first ' +
       '8 characters followed by "…".',

@@ -1,52 +1,11 @@
-import type { Header, JsonSchema, Reference, ResponseObject } from './openapi-types';
+import { headerRef, rateLimitHeadersOfFailures } from './headers';
+import type { Header, MediaType, Reference, ResponseObject } from './openapi-types';
 import { schemaRef } from './openapi-types';
-
-const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
-
-/** Headers described once and referenced by the answers that carry them. */
-export const HEADERS: Record<string, Header> = {
-  'X-Request-Id': {
-    description: "Identifies the request in the logs: the client's own X-Request-Id when it sent a sane one.",
-    schema: { type: 'string' },
-    required: true,
-  },
-  'API-Version': {
-    description: 'Version of this interface.',
-    schema: { type: 'string', const: '1.0.0' },
-    required: true,
-  },
-  'WWW-Authenticate': {
-    description:
-      'The challenge: Bearer (with error="invalid_token" or "insufficient_scope" when it applies), or Basic on POST /keys.',
-    schema: { type: 'string' },
-    required: true,
-  },
-  'Retry-After': {
-    description: 'Seconds to wait before trying again.',
-    schema: { type: 'integer', minimum: 1 },
-    required: true,
-  },
-  RateLimit: {
-    description:
-      'What is left of the per-key limit in the current window (IETF RateLimit header fields, draft 8), on answers to bearer-authenticated requests.',
-    schema: { type: 'string' },
-  },
-  'RateLimit-Policy': {
-    description:
-      'The per-key limit: requests per window of 60 seconds (IETF RateLimit header fields, draft 8).',
-    schema: { type: 'string' },
-  },
-  ETag: {
-    description: 'Entity tag of this version of the person, for If-None-Match and If-Match.',
-    schema: { type: 'string' },
-    required: true,
-  },
-};
 
 /** An answer with the headers every response carries, plus `headers` of its own. */
 export function answer(
   description: string,
-  content?: Record<string, { schema: JsonSchema; example?: unknown }>,
+  content?: Record<string, MediaType>,
   headers: Record<string, Header | Reference> = {},
 ): ResponseObject {
   return {
@@ -60,74 +19,120 @@ export function answer(
   };
 }
 
-export const json = (schema: JsonSchema, example?: unknown) => ({
+export const json = (schema: MediaType['schema'], example?: unknown): Record<string, MediaType> => ({
   'application/json': example === undefined ? { schema } : { schema, example },
 });
 
-function failure(description: string, example: string, headers: Record<string, Header | Reference> = {}) {
-  return answer(description, json(schemaRef('Error'), { errors: [example] }), headers);
+interface Failure {
+  /** The component name of its answer. */
+  name: string;
+  description: string;
+  /** The example message of its Error body. */
+  example: string;
+  headers?: Record<string, Header | Reference>;
 }
 
-/** The error answers, each with the Error body. */
-export const ERROR_RESPONSES: Record<string, ResponseObject> = {
-  BadRequest: failure(
-    'The request is malformed: a bad or unknown field (named in the message), malformed JSON, a body that is not a JSON object, or a bad path or query parameter.',
-    'unknown key "nickname"',
-  ),
-  Unauthorized: failure(
-    'Authentication failed (no, malformed, unknown, revoked or expired credentials, or a disabled account), or the key lacks the permission the operation needs (the message names it).',
-    'invalid, revoked or expired API key',
-    { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
-  ),
-  NotFound: failure('No such resource (admins are never found).', 'person 42 not found'),
-  Conflict: failure(
-    'The change conflicts with existing data or a limit.',
-    'chat_id 123456 is already used by another person',
-  ),
-  PreconditionFailed: failure(
-    'If-Match names a version that is no longer current.',
-    'person 42 has changed since the version you read; read it again',
-  ),
-  PayloadTooLarge: failure(
-    'The request body is larger than 16 KiB.',
-    'the request body is larger than 16 KiB',
-  ),
-  UnsupportedMediaType: failure(
-    'The request body has a media type this operation does not accept.',
-    'the request body must be application/json',
-  ),
-  TooManyRequests: failure(
-    'The key used up its requests for this minute, or (POST /keys) too many failed attempts for the username or client address; wait Retry-After seconds.',
-    'rate limit exceeded: 1200 requests a minute per key; retry after 42 s',
-    {
-      'Retry-After': headerRef('Retry-After'),
-      RateLimit: headerRef('RateLimit'),
-      'RateLimit-Policy': headerRef('RateLimit-Policy'),
-    },
-  ),
-  ServiceUnavailable: failure(
-    'The database cannot be reached right now; the service recovers by itself.',
-    'the database is unavailable; try again',
-  ),
-};
+/**
+ * Every failure an operation can answer, one definition per status: an operation lists the
+ * statuses it can fail with (operation.ts), and a new status is one entry here.
+ */
+const FAILURES = {
+  400: {
+    name: 'BadRequest',
+    description:
+      'The request is malformed: a bad or unknown field (named in the message), malformed JSON, a body that is not a JSON object, or a bad path or query parameter.',
+    example: 'unknown key "nickname"',
+  },
+  401: {
+    name: 'Unauthorized',
+    description:
+      'Authentication failed (no, malformed, unknown, revoked or expired credentials, or a disabled account), or the key lacks the permission the operation needs (the message names it).',
+    example: 'invalid, revoked or expired API key',
+    headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No such resource (admins are never found).',
+    example: 'person 12 not found',
+  },
+  409: {
+    name: 'Conflict',
+    description: 'The change conflicts with existing data or a limit.',
+    example: 'chat_id U024BE7LH is already used by another person',
+  },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'If-Match names a version that is no longer current.',
+    example: 'person 12 has changed since the version you read; read it again',
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    description: 'The request body is larger than 16 KiB.',
+    example: 'the request body is larger than 16 KiB',
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'The request body has a media type this operation does not accept.',
+    example: 'the request body must be application/json',
+  },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'The key used up its requests for this minute, or (POST /keys) too many failed attempts for the username or client address; wait Retry-After seconds.',
+    example: 'rate limit exceeded: 1200 requests a minute per key; retry after 42 s',
+    headers: { 'Retry-After': headerRef('Retry-After') },
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'The database cannot be reached right now; the service recovers by itself.',
+    example: 'the database is unavailable; try again',
+  },
+  default: {
+    name: 'UnexpectedError',
+    description:
+      'Any other failure, with the Error body: 500 when something unexpected went wrong (quote the X-Request-Id when reporting it), or a refusal of the HTTP request itself, such as 408 or 431.',
+    example: 'internal server error',
+  },
+} satisfies Record<number | 'default', Failure>;
 
-const STATUS_NAMES: Record<number, keyof typeof ERROR_RESPONSES> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  404: 'NotFound',
-  409: 'Conflict',
-  412: 'PreconditionFailed',
-  413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType',
-  429: 'TooManyRequests',
-  503: 'ServiceUnavailable',
-};
+export type ErrorStatus = Exclude<keyof typeof FAILURES, 'default'>;
 
-/** References to the error answers for these statuses, keyed by status, for an operation's responses. */
-export function errors(...statuses: (keyof typeof STATUS_NAMES)[]): Record<string, Reference> {
+/**
+ * Whether the failure belongs to a bearer operation: then it may carry the rate-limit headers,
+ * and it is a component of its own (`Bearer<Name>`), as a reference cannot add headers.
+ */
+export type FailureKind = 'bearer' | 'plain';
+
+/** The answer of one failure, with `headers` of the operation's own. */
+export function failure(
+  status: ErrorStatus | 'default',
+  kind: FailureKind,
+  headers: Record<string, Header | Reference> = {},
+): ResponseObject {
+  const { description, example, headers: own } = FAILURES[status] as Failure;
+  return answer(description, json(schemaRef('Error'), { errors: [example] }), {
+    ...own,
+    ...(kind === 'bearer' ? rateLimitHeadersOfFailures() : {}),
+    ...headers,
+  });
+}
+
+const componentName = (status: ErrorStatus | 'default', kind: FailureKind) =>
+  `${kind === 'bearer' ? 'Bearer' : ''}${FAILURES[status].name}`;
+
+/** A reference to the shared answer of one failure. */
+export function failureRef(status: ErrorStatus | 'default', kind: FailureKind): Reference {
+  return { $ref: `#/components/responses/${componentName(status, kind)}` };
+}
+
+/** Every shared failure answer, of both kinds, keyed by component name. */
+export function failureComponents(): Record<string, ResponseObject> {
+  const statuses = Object.keys(FAILURES).map((key) =>
+    key === 'default' ? key : (Number(key) as ErrorStatus),
+  );
   return Object.fromEntries(
-    statuses.map((status) => [String(status), { $ref: `#/components/responses/${STATUS_NAMES[status]}` }]),
+    statuses.flatMap((status) =>
+      (['plain', 'bearer'] as const).map((kind) => [componentName(status, kind), failure(status, kind)]),
+    ),
   );
 }
-
-export { headerRef };

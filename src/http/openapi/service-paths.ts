@@ -1,41 +1,34 @@
 import { DOCS_ASSET_FILES } from '../docs.routes';
-import { answer, errors, json } from './responses';
+import { type OperationSpec, operation } from './operation';
 import type { Operation, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
+import { answer, json } from './responses';
 
-const OPEN: Operation['security'] = [];
-const TAGS = ['Service'];
-
-const operation = (fields: Omit<Operation, 'tags' | 'security'>): Operation => ({
-  ...fields,
-  tags: TAGS,
-  security: OPEN,
-});
+const open = (fields: Omit<OperationSpec, 'tags' | 'access'>): Operation =>
+  operation({ ...fields, tags: ['Service'], access: 'open' });
 
 /** Probes, metrics and this documentation: open to anyone who can reach the service. */
 export function servicePaths(): Paths {
   return {
     '/healthz': {
-      get: operation({
+      get: open({
         operationId: 'liveness',
         summary: 'Liveness probe',
         description: 'Answers as long as the process runs; never touches the database.',
-        responses: { '200': answer('The process is up.', json(schemaRef('Status'), { status: 'ok' })) },
+        responses: { 200: answer('The process is up.', json(schemaRef('Status'), { status: 'ok' })) },
       }),
     },
     '/readyz': {
-      get: operation({
+      get: open({
         operationId: 'readiness',
         summary: 'Readiness probe',
         description: 'Answers 200 only when the database answers a query within 2 seconds.',
-        responses: {
-          '200': answer('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })),
-          ...errors(503),
-        },
+        responses: { 200: answer('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })) },
+        errors: [503],
       }),
     },
     '/metrics': {
-      get: operation({
+      get: open({
         operationId: 'metrics',
         summary: 'Prometheus metrics',
         description:
@@ -43,33 +36,33 @@ export function servicePaths(): Paths {
           '(http_request_duration_seconds), the database connection pool (db_pool_*) and the ' +
           'process (CPU, memory, event loop), in the Prometheus text format.',
         responses: {
-          '200': answer('The current values.', {
+          200: answer('The current values.', {
             'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } },
           }),
         },
       }),
     },
     '/openapi.json': {
-      get: operation({
+      get: open({
         operationId: 'openApiDocument',
         summary: 'This API description',
         description:
           'The OpenAPI 3.1 document of every endpoint, generated from the validators the service uses.',
-        responses: { '200': answer('The OpenAPI document.', json({ type: 'object' })) },
+        responses: { 200: answer('The OpenAPI document.', json({ type: 'object' })) },
       }),
     },
     '/docs': {
-      get: operation({
+      get: open({
         operationId: 'docsPage',
         summary: 'API reference page',
         description: 'This page: Swagger UI over /openapi.json, served by the service itself (no CDN).',
         responses: {
-          '200': answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+          200: answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
         },
       }),
     },
     '/docs/assets/{file}': {
-      get: operation({
+      get: open({
         operationId: 'docsAsset',
         summary: 'A file of the API reference page',
         description: 'The scripts, styles and icons of /docs, from the installed swagger-ui-dist package.',
@@ -83,13 +76,13 @@ export function servicePaths(): Paths {
           },
         ],
         responses: {
-          '200': answer('The file.', {
+          200: answer('The file.', {
             'text/css': { schema: { type: 'string' } },
             'text/javascript': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
           }),
-          ...errors(404),
         },
+        errors: [404],
       }),
     },
   };

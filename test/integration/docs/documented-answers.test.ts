@@ -75,10 +75,10 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
     it('PATCH /people/{id} accepts both documented JSON examples and the form', async () => {
       const id = await addMember();
       for (const name of ['flat', 'nested']) {
-        const body = exampleOf('/people/{id}', 'patch', name) as Record<string, unknown>;
+        const body = structuredClone(exampleOf('/people/{id}', 'patch', name)) as Record<string, unknown>;
         // The example's chat_id must not collide with another test's person.
-        const unique = JSON.parse(JSON.stringify(body).replace('"123456"', `"${uniqueName('c')}"`));
-        const res = await bearer(request(t.app).patch(`/people/${id}`)).send(unique);
+        if ('person[chat_id]' in body) body['person[chat_id]'] = uniqueName('c');
+        const res = await bearer(request(t.app).patch(`/people/${id}`)).send(body);
         expect(res.status).toBe(200);
         docs.expectDocumented(res, '/people/{id}', 'patch');
       }
@@ -188,6 +188,51 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
     const res = await bearer(request(t.app).get('/keys'));
     const forged = { ...res, body: [{ ...res.body[0], token_hash: 'leak' }] } as typeof res;
     expect(() => docs.expectDocumented(forged, '/keys', 'get')).toThrow(/additional properties/);
+  });
+
+  it('every answer of a bearer operation after authentication carries the documented RateLimit headers', async () => {
+    const id = await addMember();
+    const answers = [
+      await bearer(request(t.app).get(`/people/${id}`)),
+      await bearer(request(t.app).get('/people?limit=1')),
+      await bearer(request(t.app).get(`/people/${MAX_ID}`)),
+      await bearer(request(t.app).get('/keys')),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 404, 200]);
+    for (const res of answers) {
+      expect(res.headers.ratelimit).toMatch(/^"1200-in-1min"; r=\d+; t=\d+$/);
+      expect(res.headers['ratelimit-policy']).toMatch(/^"1200-in-1min"; q=1200; w=60; pk=/);
+    }
+    docs.expectDocumented(answers[0], '/people/{id}', 'get');
+    docs.expectDocumented(answers[2], '/people/{id}', 'get');
+    // A success without them, or with a value of another shape, is not the documented answer.
+    const [person] = answers;
+    const withHeaders = (headers: Record<string, string>) =>
+      ({ ...person, body: person.body, headers }) as typeof person;
+    const { ratelimit: _dropped, ...withoutRateLimit } = person.headers;
+    expect(() => docs.expectDocumented(withHeaders(withoutRateLimit), '/people/{id}', 'get')).toThrow(
+      /^GET \/people\/\{id\} 200: missing header RateLimit$/,
+    );
+    const draft6 = withHeaders({ ...person.headers, ratelimit: 'limit=1200, remaining=3' });
+    expect(() => docs.expectDocumented(draft6, '/people/{id}', 'get')).toThrow(
+      /^GET \/people\/\{id\} 200: header RateLimit: "limit=1200, remaining=3" must match pattern/,
+    );
+  });
+});
+
+describe('the examples of the document', () => {
+  it('each validates against the schema beside it', () => {
+    const docs = new DocumentedAnswers(document);
+    expect(docs.exampleProblems()).toEqual([]);
+    // The same walk finds a broken one, so the line above can fail.
+    const broken = structuredClone(document);
+    const media = broken.paths['/people/{id}'].get?.responses['200'];
+    (media as { content: Record<string, { example: unknown }> }).content['application/json'].example = {
+      id: 'x',
+    };
+    expect(new DocumentedAnswers(broken).exampleProblems()).toEqual([
+      expect.stringMatching(/^#\/paths\/\/people\/\{id\}\/get\/responses\/200\/content\/application\/json: /),
+    ]);
   });
 });
 

@@ -33,6 +33,10 @@ export class DocumentedAnswers {
 
   constructor(private readonly document: OpenApiDocument) {
     this.ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
+    this.ajv.addFormat('int32', {
+      type: 'number',
+      validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
+    });
     this.ajv.addFormat('date-time', {
       validate: (value: string) =>
         /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
@@ -71,9 +75,20 @@ export class DocumentedAnswers {
     }
     const response = resolve<ResponseObject>(this.document, listed);
     const problems: string[] = [];
-    for (const [name, header] of Object.entries(response.headers ?? {})) {
-      const { required } = resolve<Header>(this.document, header);
-      if (required && res.headers[name.toLowerCase()] === undefined) problems.push(`missing header ${name}`);
+    for (const [name, reference] of Object.entries(response.headers ?? {})) {
+      const header = resolve<Header>(this.document, reference);
+      const value = res.headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required) problems.push(`missing header ${name}`);
+        continue;
+      }
+      const validate = this.validator(header.schema);
+      // Header values are text; an integer header is checked as the number it spells.
+      const typed =
+        header.schema.type === 'integer' && /^[0-9]+$/.test(String(value)) ? Number(value) : value;
+      if (!validate(typed)) {
+        problems.push(`header ${name}: "${value}"${this.ajv.errorsText(validate.errors, { dataVar: '' })}`);
+      }
     }
     const contentType = String(res.headers['content-type'] ?? '');
     const media = Object.entries(response.content ?? {}).find(([type]) =>
@@ -89,6 +104,38 @@ export class DocumentedAnswers {
     if (problems.length > 0) {
       throw new Error(`${method.toUpperCase()} ${path} ${res.status}: ${problems.join('; ')}`);
     }
+  }
+
+  /**
+   * Every example of the document that does not validate against the schema beside it: media type
+   * examples (`example` and each of `examples`), and parameter and header examples.
+   */
+  exampleProblems(): string[] {
+    const problems: string[] = [];
+    const check = (where: string, schema: JsonSchema, value: unknown) => {
+      const validate = this.validator(schema);
+      if (!validate(value)) problems.push(`${where}: ${this.ajv.errorsText(validate.errors)}`);
+    };
+    const walk = (node: unknown, where: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const object = node as Record<string, unknown>;
+      const schema = object.schema as JsonSchema | undefined;
+      if (schema !== undefined && 'example' in object) check(where, schema, object.example);
+      if (schema !== undefined && object.examples !== undefined) {
+        for (const [name, { value }] of Object.entries(
+          object.examples as Record<string, { value: unknown }>,
+        )) {
+          check(`${where} example ${name}`, schema, value);
+        }
+      }
+      for (const [key, nested] of Object.entries(object)) {
+        if (key !== 'schema' && key !== 'example' && key !== 'examples') walk(nested, `${where}/${key}`);
+      }
+    };
+    walk(this.document.paths, '#/paths');
+    walk(this.document.components.headers, '#/components/headers');
+    walk(this.document.components.responses, '#/components/responses');
+    return problems;
   }
 
   /** Whether `value` validates against a component schema (for request examples and the like). */

@@ -1,15 +1,56 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
+import { MAX_ID } from '../../../src/http/ids';
+import { ADA, EXAMPLE_TOKEN } from '../../../src/http/openapi/examples';
+import { TokenCodec } from '../../../src/infrastructure/security/token-codec';
 import { CHANGE_KEYS } from '../../../src/http/person-changes.dto';
 import { FILTER_KEYS } from '../../../src/http/person-filter.dto';
 import { ISSUE_KEY_BODY_KEYS } from '../../../src/http/keys-issue-body';
 import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
-import type { OpenApiDocument } from '../../../src/http/openapi/openapi-types';
+import type {
+  Header,
+  OpenApiDocument,
+  Operation,
+  Reference,
+  ResponseObject,
+} from '../../../src/http/openapi/openapi-types';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { servedRoutes } from './served-routes';
 import { openApiProblems } from './validate-openapi';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+function operations(document: OpenApiDocument): [string, Operation][] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]): [string, Operation] => [
+      `${method.toUpperCase()} ${path}`,
+      operation,
+    ]),
+  );
+}
+
+/** A local `#/...` reference followed, or the object itself. */
+function follow<T>(document: OpenApiDocument, value: T | Reference): T {
+  if (value === null || typeof value !== 'object' || !('$ref' in value)) return value as T;
+  const parts = value.$ref.replace(/^#\//, '').split('/');
+  return parts.reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], document) as T;
+}
+
+/** Every schema object of the document that declares `type: integer` (alone or with null), by where. */
+function integerSchemas(node: unknown, where = '#'): [string, Record<string, unknown>][] {
+  if (node === null || typeof node !== 'object') return [];
+  const object = node as Record<string, unknown>;
+  const own: [string, Record<string, unknown>][] =
+    object.type === 'integer' || (Array.isArray(object.type) && object.type.includes('integer'))
+      ? [[where, object]]
+      : [];
+  return [
+    ...own,
+    ...Object.entries(object).flatMap(([key, nested]) => integerSchemas(nested, `${where}/${key}`)),
+  ];
+}
 
 function documentedRoutes(document: OpenApiDocument): string[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
@@ -28,6 +69,77 @@ describe('the OpenAPI document', () => {
     expect(await openApiProblems({ ...document, info: { title: 'no version' } })).toMatch(/version/);
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('1.0.0');
+  });
+
+  it('declares its server: the origin that serves it, so that the paths and "Try it out" work anywhere', () => {
+    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it('gives every operation a default answer with the Error body', () => {
+    for (const [name, operation] of operations(document)) {
+      const fallback = follow<ResponseObject>(document, operation.responses.default);
+      expect([name, fallback.content?.['application/json'].schema]).toEqual([
+        name,
+        { $ref: '#/components/schemas/Error' },
+      ]);
+    }
+  });
+
+  it('declares the RateLimit headers on every answer of a bearer operation: always on a success, possibly on a failure', () => {
+    const rateLimitOf = (response: ResponseObject) =>
+      ['RateLimit', 'RateLimit-Policy'].map((name) => {
+        const header = response.headers?.[name];
+        return header === undefined
+          ? 'absent'
+          : follow<Header>(document, header).required
+            ? 'required'
+            : 'optional';
+      });
+    const seen: string[] = [];
+    for (const [name, operation] of operations(document)) {
+      const bearer = operation.security.some((requirement) => 'bearer' in requirement);
+      for (const [status, reference] of Object.entries(operation.responses)) {
+        const expected = !bearer ? 'absent' : Number(status) < 400 ? 'required' : 'optional';
+        const actual = rateLimitOf(follow<ResponseObject>(document, reference));
+        expect([name, status, actual]).toEqual([name, status, [expected, expected]]);
+        seen.push(expected);
+      }
+    }
+    // The walk met all three cases, so it checked something.
+    expect(new Set(seen)).toEqual(new Set(['absent', 'required', 'optional']));
+    // What express-rate-limit sends with standardHeaders 'draft-8'.
+    expect(document.components.headers.RateLimit.example).toMatch(
+      new RegExp(String(document.components.headers.RateLimit.schema.pattern)),
+    );
+  });
+
+  it('declares every integer as int32, and ids from 1 to the largest PostgreSQL integer', () => {
+    const integers = integerSchemas(document);
+    expect(integers.length).toBeGreaterThan(10);
+    expect(integers.filter(([, schema]) => schema.format !== 'int32').map(([where]) => where)).toEqual([]);
+    const { schemas } = document.components;
+    const idOf = (name: string) => (schemas[name].properties as Record<string, unknown>).id;
+    for (const name of ['Person', 'Contact', 'Membership', 'Club', 'ApiKey']) {
+      expect([name, idOf(name)]).toEqual([name, expect.objectContaining({ minimum: 1, maximum: MAX_ID })]);
+    }
+    const after = document.paths['/people'].get?.parameters?.find((p) => 'name' in p && p.name === 'after');
+    expect(after).toMatchObject({
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_ID },
+    });
+    expect(schemas.IssueKeyRequest.properties).toMatchObject({ expires_in_days: { format: 'int32' } });
+  });
+
+  it("shows the README's person as the example of a person", () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const block = /A person:\s+```json\n([\s\S]*?)```/.exec(readme);
+    expect(JSON.parse(block?.[1] ?? 'null')).toEqual(ADA);
+    const person = document.paths['/people/{id}'].get?.responses['200'] as ResponseObject;
+    expect(person.content?.['application/json'].example).toEqual(ADA);
+  });
+
+  it('shows a token of the real shape that no service would accept, so secret scanners stay quiet', () => {
+    expect(EXAMPLE_TOKEN).toMatch(/^mdk_[0-9A-Za-z]{38}$/);
+    expect(new TokenCodec().isWellFormed(EXAMPLE_TOKEN)).toBe(false);
   });
 
   it('declares the bearer and basic security schemes and the Error schema', () => {
@@ -69,6 +181,20 @@ describe('the OpenAPI document', () => {
     // Each carries the matching rule written on the DTO.
     const email = document.paths['/people'].get?.parameters?.find((p) => 'name' in p && p.name === 'email');
     expect(email).toMatchObject({ description: expect.stringMatching(/^Case-insensitive exact match/) });
+  });
+
+  it('declares no request body on a GET or DELETE, which browsers and generated clients cannot send', () => {
+    const withBody = Object.entries(document.paths).flatMap(([path, item]) =>
+      (['get', 'delete'] as const)
+        .filter((method) => item[method]?.requestBody !== undefined)
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(withBody).toEqual([]);
+    // GET /people still takes a JSON body, and says so in words.
+    expect(document.paths['/people'].get?.description).toMatch(/JSON body/);
+    expect(document.paths['/people/search'].post?.requestBody?.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PersonFilter',
+    });
   });
 
   it('documents the three body forms of PATCH /people/{id}', () => {
