@@ -36,9 +36,7 @@ export function peopleRouter(container: Container): express.Router {
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    const output = await container
-      .get(SearchPeople)
-      .execute({ principal: principalOf(res), filter, limit, after });
+    const output = await container.get(SearchPeople).execute({ filter, limit, after });
     const toJson = (person: Person) => mapPerson(person, output.today);
     if (output.paged) {
       if (output.nextAfter !== null && limit !== undefined) {
@@ -54,14 +52,15 @@ export function peopleRouter(container: Container): express.Router {
     await streamJsonArray(res, output.people, toJson);
   }
 
-  router.get('/people', acceptBody('json'), bearer, search);
+  // Each route: its guard (credentials, permission, rate limit) first, then its body, then the rest.
+  router.get('/people', bearer('read'), acceptBody('json'), search);
   router.all('/people', methodNotAllowed('GET'));
-  router.post('/people/search', acceptBody('json'), bearer, search);
+  router.post('/people/search', bearer('read'), acceptBody('json'), search);
   router.all('/people/search', methodNotAllowed('POST'));
 
-  router.get('/people/:id', bearer, async (req: Request, res: Response) => {
+  router.get('/people/:id', bearer('read'), async (req: Request, res: Response) => {
     const id = idParam(req);
-    const { person, today } = await container.get(GetPerson).execute({ principal: principalOf(res), id });
+    const { person, today } = await container.get(GetPerson).execute({ id });
     const tag = entityTag(person.version, today);
     if (noneMatch(req.get('If-None-Match'), tag)) {
       res.setHeader('ETag', tag);
@@ -72,17 +71,22 @@ export function peopleRouter(container: Container): express.Router {
     sendPerson(res, person, today);
   });
 
-  router.patch('/people/:id', acceptBody('json', 'form'), bearer, async (req: Request, res: Response) => {
-    const id = idParam(req);
-    const changes = await readPersonChanges(req.body);
-    const versions = versionsMatching(req.get('If-Match'));
-    const principal = principalOf(res);
-    // If-Match may list several tags: the update goes ahead when any of them is current.
-    const { person, today } = await container
-      .get(UpdatePerson)
-      .execute({ principal, id, changes, expectedVersions: versions });
-    sendPerson(res, person, today);
-  });
+  router.patch(
+    '/people/:id',
+    bearer('write'),
+    acceptBody('json', 'form'),
+    async (req: Request, res: Response) => {
+      const id = idParam(req);
+      const changes = await readPersonChanges(req.body);
+      const versions = versionsMatching(req.get('If-Match'));
+      const principal = principalOf(res);
+      // If-Match may list several tags: the update goes ahead when any of them is current.
+      const { person, today } = await container
+        .get(UpdatePerson)
+        .execute({ principal, id, changes, expectedVersions: versions });
+      sendPerson(res, person, today);
+    },
+  );
   router.all('/people/:id', methodNotAllowed('GET', 'PATCH'));
   return router;
 }
