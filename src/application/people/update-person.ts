@@ -15,7 +15,7 @@ export interface UpdatePersonInput {
   changes: { firstName?: unknown; lastName?: unknown; chatId?: unknown };
   /**
    * The versions the client will accept (If-Match, which may list several tags); the update is
-   * refused when none of them is the current one.
+   * refused when none of them is the current one, and always when the list is empty.
    */
   expectedVersions?: number[];
 }
@@ -55,7 +55,11 @@ export class UpdatePerson {
       const current = await tx.people.findByIdForUpdate(id);
       if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
       if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
-        throw new PreconditionFailed(`person ${id} has changed since the version you read; read it again`);
+        throw new PreconditionFailed(
+          expectedVersions.length === 0
+            ? `the precondition names no version of person ${id}`
+            : `person ${id} has changed since the version you read; read it again`,
+        );
       }
 
       const effective: PersonChanges = {};

@@ -136,6 +136,27 @@ describe('UpdatePerson', () => {
     expect(result.person).toMatchObject({ firstName: 'B', version: 3 });
   });
 
+  it('refuses an empty list of expected versions, which no version matches', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { firstName: 'Ann' });
+    await expect(
+      update.execute({ principal: writer, id: ann.id, changes: { firstName: 'B' }, expectedVersions: [] }),
+    ).rejects.toThrow(PreconditionFailed);
+    expect(await directory.people.findById(ann.id)).toMatchObject({ firstName: 'Ann', version: 1 });
+  });
+
+  it('answers a missing person or an admin with NotFound before any precondition', async () => {
+    const { directory, update } = setup();
+    const admin = await addPerson(directory, { role: 'admin' });
+    for (const id of [admin.id, 999]) {
+      for (const expectedVersions of [[], [7]]) {
+        await expect(
+          update.execute({ principal: writer, id, changes: { firstName: 'X' }, expectedVersions }),
+        ).rejects.toThrow(NotFound);
+      }
+    }
+  });
+
   it('answers an admin and a missing person alike', async () => {
     const { directory, update } = setup();
     const admin = await addPerson(directory, { role: 'admin', firstName: 'Root' });
