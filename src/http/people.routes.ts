@@ -14,11 +14,15 @@ import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
 import { readPersonChanges } from './update-person-body';
 
-function nextPageLink(req: Request, search: SearchRequest, nextAfter: number, limit: number): string {
+/**
+ * Always a GET /people with the filter in its query string, whichever form the search came in:
+ * a link is followed without a body, and POST /people/search is no GET route.
+ */
+function nextPageLink(search: SearchRequest, nextAfter: number, limit: number): string {
   const params = new URLSearchParams(search.filterParams);
   params.set('limit', String(limit));
   params.set('after', String(nextAfter));
-  return `<${req.baseUrl}${req.path}?${params}>; rel="next"`;
+  return `</people?${params}>; rel="next"`;
 }
 
 function sendPerson(res: Response, person: Person, today: string): void {
@@ -40,7 +44,7 @@ export function peopleRouter(container: Container): express.Router {
     const toJson = (person: Person) => mapPerson(person, output.today);
     if (output.paged) {
       if (output.nextAfter !== null && limit !== undefined) {
-        res.setHeader('Link', nextPageLink(req, request, output.nextAfter, limit));
+        res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
       }
       res.json(output.people.map(toJson));
       return;
