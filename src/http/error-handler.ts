@@ -13,6 +13,7 @@ import {
 } from '../domain/errors';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { TOO_LARGE_MESSAGE } from './body-parsing';
+import { errorMessages } from './error-messages';
 import { HttpError } from './http-error';
 
 interface Answer {
@@ -144,5 +145,5 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   }
   if (answer.status >= 500) req.log?.warn({ err: loggable(error) }, 'request answered with a server error');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  res.status(answer.status).json({ errors: answer.messages });
+  res.status(answer.status).json({ errors: errorMessages(answer.messages) });
 };

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody, NUL_MESSAGE } from './body-parsing';
+import { messagesFor } from './error-messages';
 import { MAX_ID, MAX_LIMIT } from './ids';
 import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
 import { quoteName, toValidDto } from './validation';
@@ -57,7 +58,7 @@ async function filterFromBody(body: unknown): Promise<PersonFilterDto> {
   const unknown = Object.keys(plain).filter((key) => !(FILTER_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) {
     throw new InvalidInput(
-      unknown.map((key) =>
+      messagesFor(unknown, (key) =>
         PAGE_KEYS.includes(key)
           ? `unknown key ${quoteName(key)} in the body; ${key} goes in the query string`
           : `unknown key ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
@@ -88,7 +89,8 @@ export async function readSearchRequest(req: Request): Promise<SearchRequest> {
   const unknown = filterParams.filter(([key]) => !(FILTER_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) {
     throw new InvalidInput(
-      unknown.map(
+      messagesFor(
+        unknown,
         ([key]) => `unknown query parameter ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
       ),
     );
