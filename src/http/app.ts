@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { APP } from '../container';
 import type { Config } from '../config';
 import type { Database } from '../infrastructure/persistence/database';
-import { bodyParsers } from './body-parsing';
+import { refuseOversizedBody } from './body-parsing';
 import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
@@ -37,7 +37,8 @@ export function createApp(container: Container): express.Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  app.use(bodyParsers());
+  // Bodies are read by the routes that take one, after authentication; only their size comes first.
+  app.use(refuseOversizedBody);
 
   app.use(healthRouter(container));
   app.use(metricsRouter(metrics));

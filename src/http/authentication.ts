@@ -2,7 +2,8 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Container } from 'inversify';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
-import { Unauthenticated } from '../domain/errors';
+import { Forbidden, Unauthenticated } from '../domain/errors';
+import type { Permission } from '../domain/permission';
 import { keyRateLimit } from './rate-limit';
 
 const REALM = 'membership-directory';
@@ -26,47 +27,60 @@ function schemeOf(header: string): string {
   return header.split(' ', 1)[0];
 }
 
-function refuseBearer(res: Response, message: string, tokenPresented: boolean): Unauthenticated {
+type BearerError = 'invalid_token' | 'insufficient_scope';
+
+/**
+ * Every 401 of a Bearer route carries its challenge (RFC 6750 §3), set on the response before the
+ * error travels on so that the error handler keeps it; the error code says what to do about it.
+ */
+function refuseBearer<E extends Error>(res: Response, error: E, code?: BearerError): E {
   res.setHeader(
     'WWW-Authenticate',
-    tokenPresented ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE,
+    code === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="${code}"`,
   );
-  return new Unauthenticated(message);
+  return error;
 }
 
 /** The token of an `Authorization: Bearer <token>` header; throws Unauthenticated for anything else. */
 function bearerToken(req: Request, res: Response): string {
   const header = req.headers.authorization;
-  if (header === undefined || header.trim() === '') throw refuseBearer(res, 'missing bearer token', false);
+  if (header === undefined || header.trim() === '') {
+    throw refuseBearer(res, new Unauthenticated('missing bearer token'));
+  }
   if (schemeOf(header.trim()).toLowerCase() !== 'bearer') {
-    throw refuseBearer(res, 'authorization scheme must be Bearer', false);
+    throw refuseBearer(res, new Unauthenticated('authorization scheme must be Bearer'));
   }
   const parts = splitAuthorization(header);
-  if (parts === null || !B64TOKEN.test(parts.value)) throw refuseBearer(res, 'malformed bearer token', true);
+  if (parts === null || !B64TOKEN.test(parts.value)) {
+    throw refuseBearer(res, new Unauthenticated('malformed bearer token'), 'invalid_token');
+  }
   return parts.value;
 }
 
 /**
- * Authenticates the request by its bearer token. On success `res.locals.principal` holds who is
- * calling and `res.locals.keyId` the key used (read by the request log). Every refusal carries the
- * `WWW-Authenticate` challenge, set on the response before the error travels on so that the error
- * handler keeps it. (A key lacking a permission is refused later, by the use case: the error handler
- * answers that Forbidden with the insufficient_scope challenge.) An authenticated request is then
- * counted against its key's rate limit.
+ * The guard of every Bearer route, in the order SPEC §2 gives: authenticate the token (401), check
+ * the permission the route needs, if any (401 naming it), count the request against its key's
+ * rate limit (429). Only then does the route look at its path, body or headers, so a request
+ * without valid credentials learns nothing about them. On success `res.locals.principal` holds who
+ * is calling and `res.locals.keyId` the key used (read by the request log, even for a refusal).
  */
-export function bearerAuth(container: Container): RequestHandler {
+export function bearerAuth(container: Container): (permission?: Permission) => RequestHandler {
   const rateLimit = keyRateLimit(container);
-  return async (req, res, next) => {
+  return (permission) => async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;
     try {
       principal = await container.get(AuthenticateKey).execute({ token });
     } catch (error) {
-      if (error instanceof Unauthenticated) refuseBearer(res, error.message, true);
+      if (error instanceof Unauthenticated) throw refuseBearer(res, error, 'invalid_token');
       throw error;
     }
     res.locals.principal = principal;
     res.locals.keyId = principal.keyId;
+    if (permission !== undefined && !principal.permissions.includes(permission)) {
+      const missing = new Forbidden(`this key lacks the ${permission} permission`);
+      throw refuseBearer(res, missing, 'insufficient_scope');
+    }
     await rateLimit(req, res, next);
   };
 }

@@ -2,7 +2,8 @@ import express, { type Request, type RequestHandler } from 'express';
 import { InvalidInput } from '../domain/errors';
 import { HttpError } from './http-error';
 
-const BODY_LIMIT = '16kb';
+const BODY_LIMIT = 16 * 1024;
+export const TOO_LARGE_MESSAGE = 'the request body is larger than 16 KiB';
 
 // Keys that could reach Object.prototype through a later spread or assignment.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -60,31 +61,6 @@ function shapeProblem(value: unknown, depth = 1): string | null {
   return null;
 }
 
-/**
- * JSON and form bodies up to 16 KiB. Only a JSON object is a valid body here (never an array or a
- * bare value), and keys that name prototype machinery are refused outright rather than dropped, so
- * that no later spread can pollute a prototype and no filter is silently widened; so are a body
- * nested deeper than any valid one and text the database cannot hold.
- */
-export function bodyParsers(): RequestHandler[] {
-  const guard: RequestHandler = (req, _res, next) => {
-    if (!hasParsedBody(req)) return next();
-    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-      return next(new InvalidInput('the request body must be a JSON object'));
-    }
-    const dropped = droppedFormKeys.get(req);
-    if (dropped !== undefined) return next(new InvalidInput(`the key "${dropped}" is not allowed`));
-    const problem = shapeProblem(req.body);
-    if (problem !== null) return next(new InvalidInput(problem));
-    next();
-  };
-  return [
-    express.json({ limit: BODY_LIMIT, strict: true, verify: remember }),
-    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100, verify: rememberForm }),
-    guard,
-  ];
-}
-
 export type BodyType = 'json' | 'form';
 
 const MEDIA_TYPES: Record<BodyType, string> = {
@@ -92,11 +68,13 @@ const MEDIA_TYPES: Record<BodyType, string> = {
   form: 'application/x-www-form-urlencoded',
 };
 
-/**
- * For a route that takes a body: a body of any other media type is refused with 415 instead of
- * being ignored as if nothing had been sent.
- */
-export function acceptBody(...types: BodyType[]): RequestHandler {
+const PARSERS: Record<BodyType, RequestHandler> = {
+  json: express.json({ limit: BODY_LIMIT, strict: true, verify: remember }),
+  form: express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100, verify: rememberForm }),
+};
+
+/** A body of a media type the route does not take is refused with 415, not ignored as if absent. */
+function refuseOtherMediaTypes(types: BodyType[]): RequestHandler {
   const accepted = types.map((type) => MEDIA_TYPES[type]);
   return (req, _res, next) => {
     if (!sendsBody(req) || accepted.some((type) => req.is(type))) return next();
@@ -106,3 +84,40 @@ export function acceptBody(...types: BodyType[]): RequestHandler {
     next(new HttpError(415, `the request body must be ${accepted.join(' or ')}`, headers));
   };
 }
+
+/**
+ * Only a JSON object is a valid body here (never an array or a bare value), and keys that name
+ * prototype machinery are refused outright rather than dropped, so that no later spread can
+ * pollute a prototype and no filter is silently widened; so are a body nested deeper than any
+ * valid one and text the database cannot hold.
+ */
+const refuseBadShapes: RequestHandler = (req, _res, next) => {
+  if (!hasParsedBody(req)) return next();
+  if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+    return next(new InvalidInput('the request body must be a JSON object'));
+  }
+  const dropped = droppedFormKeys.get(req);
+  if (dropped !== undefined) return next(new InvalidInput(`the key "${dropped}" is not allowed`));
+  const problem = shapeProblem(req.body);
+  if (problem !== null) return next(new InvalidInput(problem));
+  next();
+};
+
+/**
+ * Reads the body of a route that takes one, as one of `types`, up to 16 KiB. A route mounts it
+ * after authentication: a request without valid credentials learns nothing about its body.
+ */
+export function acceptBody(...types: BodyType[]): RequestHandler[] {
+  return [refuseOtherMediaTypes(types), ...types.map((type) => PARSERS[type]), refuseBadShapes];
+}
+
+/**
+ * 413 for a body declared larger than any route reads, before anything else (SPEC allows the size
+ * limit ahead of authentication), so that it is never read. A body sent without a length is
+ * measured by the route's parser instead.
+ */
+export const refuseOversizedBody: RequestHandler = (req, _res, next) => {
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > BODY_LIMIT) return next(new HttpError(413, TOO_LARGE_MESSAGE));
+  next();
+};

@@ -1,5 +1,3 @@
-import { PreconditionFailed } from '../domain/errors';
-
 /**
  * A person's entity tag: its version and the directory's date. The date is there because the
  * `current` flag of memberships changes at midnight without the person changing, and a client
@@ -28,7 +26,8 @@ export function noneMatch(header: string | undefined, current: string): boolean 
  * The versions an If-Match header accepts: `undefined` for no header or `*` (any version will do).
  * A tag is compared by the version it names: If-Match guards against lost updates, and a tag
  * read on another day names the same stored person. A header we could not have sent — malformed,
- * weak, another format — can never match, so it fails the precondition.
+ * weak, another format — can never match: it gives no versions, and the precondition fails once
+ * the person is found (a missing person is 404 whatever the header says, RFC 9110 §13.2.1).
  */
 export function versionsMatching(header: string | undefined): number[] | undefined {
   if (header === undefined) return undefined;
@@ -39,6 +38,5 @@ export function versionsMatching(header: string | undefined): number[] | undefin
     const match = OUR_TAG.exec(tag);
     if (match !== null && Number.isSafeInteger(Number(match[1]))) versions.add(Number(match[1]));
   }
-  if (versions.size === 0) throw new PreconditionFailed('If-Match names no version of this person');
   return [...versions];
 }

@@ -12,9 +12,9 @@ import {
   Unavailable,
 } from '../domain/errors';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
+import { TOO_LARGE_MESSAGE } from './body-parsing';
+import { errorMessages } from './error-messages';
 import { HttpError } from './http-error';
-
-export const BEARER_CHALLENGE = 'Bearer realm="membership-directory"';
 
 interface Answer {
   status: number;
@@ -40,7 +40,7 @@ function bodyParserAnswer(error: { type?: unknown; status?: unknown }): Answer |
     case 'entity.parse.failed':
       return { status: 400, messages: ['the request body is not valid JSON'] };
     case 'entity.too.large':
-      return { status: 413, messages: ['the request body is larger than 16 KiB'] };
+      return { status: 413, messages: [TOO_LARGE_MESSAGE] };
     case 'encoding.unsupported':
       return { status: 415, messages: ['the request body has an unsupported Content-Encoding'] };
     case 'charset.unsupported':
@@ -126,7 +126,8 @@ function loggable(error: unknown, depth = 0): Record<string, unknown> {
 
 /**
  * The one place where failures become HTTP answers. Only messages written for clients leave the
- * process; anything unexpected is logged with its request id and answered with a bare 500.
+ * process; anything unexpected is logged with its request id and answered with a bare 500. (A 401's
+ * `WWW-Authenticate` challenge is the authentication's to set, as it alone knows the scheme.)
  */
 // Express recognises an error middleware by its four parameters, hence the unused `_next`.
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
@@ -144,11 +145,5 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   }
   if (answer.status >= 500) req.log?.warn({ err: loggable(error) }, 'request answered with a server error');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  if (answer.status === 401 && !res.getHeader('WWW-Authenticate')) {
-    res.setHeader(
-      'WWW-Authenticate',
-      error instanceof Forbidden ? `${BEARER_CHALLENGE}, error="insufficient_scope"` : BEARER_CHALLENGE,
-    );
-  }
-  res.status(answer.status).json({ errors: answer.messages });
+  res.status(answer.status).json({ errors: errorMessages(answer.messages) });
 };

@@ -45,17 +45,18 @@ export function keysRouter(container: Container): express.Router {
     basicChallenge,
   );
 
-  router.get('/keys', bearer, async (_req: Request, res: Response) => {
+  // Managing one's own keys needs a valid key and no permission.
+  router.get('/keys', bearer(), async (_req: Request, res: Response) => {
     const keys = await container.get(ListKeys).execute({ principal: principalOf(res) });
     res.json(keys.map(masked));
   });
 
-  router.delete('/keys', bearer, async (_req: Request, res: Response) => {
+  router.delete('/keys', bearer(), async (_req: Request, res: Response) => {
     const key = await container.get(RevokeKey).execute({ principal: principalOf(res) });
     res.json(masked(key));
   });
 
-  router.delete('/keys/:id', bearer, async (req: Request, res: Response) => {
+  router.delete('/keys/:id', bearer(), async (req: Request, res: Response) => {
     const keyId = idParam(req);
     const key = await container.get(RevokeKey).execute({ principal: principalOf(res), keyId });
     res.json(masked(key));

@@ -14,11 +14,15 @@ import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
 import { readPersonChanges } from './update-person-body';
 
-function nextPageLink(req: Request, search: SearchRequest, nextAfter: number, limit: number): string {
+/**
+ * Always a GET /people with the filter in its query string, whichever form the search came in:
+ * a link is followed without a body, and POST /people/search is no GET route.
+ */
+function nextPageLink(search: SearchRequest, nextAfter: number, limit: number): string {
   const params = new URLSearchParams(search.filterParams);
   params.set('limit', String(limit));
   params.set('after', String(nextAfter));
-  return `<${req.baseUrl}${req.path}?${params}>; rel="next"`;
+  return `</people?${params}>; rel="next"`;
 }
 
 function sendPerson(res: Response, person: Person, today: string): void {
@@ -36,13 +40,11 @@ export function peopleRouter(container: Container): express.Router {
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    const output = await container
-      .get(SearchPeople)
-      .execute({ principal: principalOf(res), filter, limit, after });
+    const output = await container.get(SearchPeople).execute({ filter, limit, after });
     const toJson = (person: Person) => mapPerson(person, output.today);
     if (output.paged) {
       if (output.nextAfter !== null && limit !== undefined) {
-        res.setHeader('Link', nextPageLink(req, request, output.nextAfter, limit));
+        res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
       }
       res.json(output.people.map(toJson));
       return;
@@ -54,14 +56,15 @@ export function peopleRouter(container: Container): express.Router {
     await streamJsonArray(res, output.people, toJson);
   }
 
-  router.get('/people', acceptBody('json'), bearer, search);
+  // Each route: its guard (credentials, permission, rate limit) first, then its body, then the rest.
+  router.get('/people', bearer('read'), acceptBody('json'), search);
   router.all('/people', methodNotAllowed('GET'));
-  router.post('/people/search', acceptBody('json'), bearer, search);
+  router.post('/people/search', bearer('read'), acceptBody('json'), search);
   router.all('/people/search', methodNotAllowed('POST'));
 
-  router.get('/people/:id', bearer, async (req: Request, res: Response) => {
+  router.get('/people/:id', bearer('read'), async (req: Request, res: Response) => {
     const id = idParam(req);
-    const { person, today } = await container.get(GetPerson).execute({ principal: principalOf(res), id });
+    const { person, today } = await container.get(GetPerson).execute({ id });
     const tag = entityTag(person.version, today);
     if (noneMatch(req.get('If-None-Match'), tag)) {
       res.setHeader('ETag', tag);
@@ -72,17 +75,22 @@ export function peopleRouter(container: Container): express.Router {
     sendPerson(res, person, today);
   });
 
-  router.patch('/people/:id', acceptBody('json', 'form'), bearer, async (req: Request, res: Response) => {
-    const id = idParam(req);
-    const changes = await readPersonChanges(req.body);
-    const versions = versionsMatching(req.get('If-Match'));
-    const principal = principalOf(res);
-    // If-Match may list several tags: the update goes ahead when any of them is current.
-    const { person, today } = await container
-      .get(UpdatePerson)
-      .execute({ principal, id, changes, expectedVersions: versions });
-    sendPerson(res, person, today);
-  });
+  router.patch(
+    '/people/:id',
+    bearer('write'),
+    acceptBody('json', 'form'),
+    async (req: Request, res: Response) => {
+      const id = idParam(req);
+      const changes = await readPersonChanges(req.body);
+      const versions = versionsMatching(req.get('If-Match'));
+      const principal = principalOf(res);
+      // If-Match may list several tags: the update goes ahead when any of them is current.
+      const { person, today } = await container
+        .get(UpdatePerson)
+        .execute({ principal, id, changes, expectedVersions: versions });
+      sendPerson(res, person, today);
+    },
+  );
   router.all('/people/:id', methodNotAllowed('GET', 'PATCH'));
   return router;
 }

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 
-// A client's id is echoed only when it cannot smuggle anything into headers or logs.
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
+const MAX_REQUEST_ID_LENGTH = 200;
 
-/** Gives every request an id (the client's when sane) and every response the protocol headers. */
+// Visible ASCII and spaces: a client's own format (`{3f2504e0-…}`, `batch 42`) is echoed, while a
+// control character, which could split a log line, or non-ASCII, which a header cannot carry as
+// text, is not. (Node trims the spaces around a header value and refuses CR and LF in it.)
+const SAFE_REQUEST_ID = /^[\x20-\x7e]+$/;
+
+/** Gives every request an id (the client's when safe) and every response the protocol headers. */
 export const requestId: RequestHandler = (req, res, next) => {
   const offered = req.get('X-Request-Id');
-  const id = offered !== undefined && SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
+  const safe =
+    offered !== undefined && offered.length <= MAX_REQUEST_ID_LENGTH && SAFE_REQUEST_ID.test(offered);
+  const id = safe ? offered : randomUUID();
   req.id = id;
   res.setHeader('X-Request-Id', id);
   res.setHeader('API-Version', '1.0.0');

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody, NUL_MESSAGE } from './body-parsing';
+import { messagesFor } from './error-messages';
 import { MAX_ID, MAX_LIMIT } from './ids';
 import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
 import { quoteName, toValidDto } from './validation';
@@ -12,7 +13,10 @@ export interface SearchRequest {
   filter: PersonFilter;
   limit?: number;
   after?: number;
-  /** The filter's query parameters as given, for the next-page link; empty when it came in a body. */
+  /**
+   * The filter as query parameters, wherever it came from: the next-page link carries it, so that
+   * the link alone (a plain GET) fetches the next page of the same search.
+   */
   filterParams: [string, string][];
 }
 
@@ -44,19 +48,24 @@ function queryBoolean(raw: string): boolean | string {
   return raw;
 }
 
-async function filterFromBody(body: unknown): Promise<PersonFilter> {
+/** A valid filter as the query string spells it; every value the DTO accepts has a query form. */
+function queryOf(dto: PersonFilterDto): [string, string][] {
+  return FILTER_KEYS.flatMap((key) => (dto[key] === undefined ? [] : [[key, String(dto[key])]]));
+}
+
+async function filterFromBody(body: unknown): Promise<PersonFilterDto> {
   const plain = body as Record<string, unknown>;
   const unknown = Object.keys(plain).filter((key) => !(FILTER_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) {
     throw new InvalidInput(
-      unknown.map((key) =>
+      messagesFor(unknown, (key) =>
         PAGE_KEYS.includes(key)
           ? `unknown key ${quoteName(key)} in the body; ${key} goes in the query string`
           : `unknown key ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
       ),
     );
   }
-  return toPersonFilter(await toValidDto(PersonFilterDto, plain));
+  return toValidDto(PersonFilterDto, plain);
 }
 
 /**
@@ -73,13 +82,15 @@ export async function readSearchRequest(req: Request): Promise<SearchRequest> {
     if (filterParams.length > 0) {
       throw new InvalidInput('send the filter either in the body or in the query string, not both');
     }
-    return { filter: await filterFromBody(req.body), limit, after, filterParams: [] };
+    const dto = await filterFromBody(req.body);
+    return { filter: toPersonFilter(dto), limit, after, filterParams: queryOf(dto) };
   }
 
   const unknown = filterParams.filter(([key]) => !(FILTER_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) {
     throw new InvalidInput(
-      unknown.map(
+      messagesFor(
+        unknown,
         ([key]) => `unknown query parameter ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
       ),
     );
@@ -90,5 +101,6 @@ export async function readSearchRequest(req: Request): Promise<SearchRequest> {
       BOOLEAN_FILTER_KEYS.includes(key) ? queryBoolean(value) : value,
     ]),
   );
-  return { filter: toPersonFilter(await toValidDto(PersonFilterDto, plain)), limit, after, filterParams };
+  const dto = await toValidDto(PersonFilterDto, plain);
+  return { filter: toPersonFilter(dto), limit, after, filterParams: queryOf(dto) };
 }

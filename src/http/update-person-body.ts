@@ -1,5 +1,6 @@
 import type { UpdatePersonInput } from '../application/people/update-person';
 import { InvalidInput } from '../domain/errors';
+import { messagesFor } from './error-messages';
 import { CHANGE_KEYS, UpdatePersonBodyDto } from './person-changes.dto';
 import { quoteName, toValidDto } from './validation';
 
@@ -20,7 +21,10 @@ function nestFlatKeys(body: Record<string, unknown>): { person: Record<string, u
   }
   if (unknown.length > 0) {
     throw new InvalidInput(
-      unknown.map((key) => `unknown key ${quoteName(key)}; the keys are ${ALL_FLAT_KEYS.join(', ')}`),
+      messagesFor(
+        unknown,
+        (key) => `unknown key ${quoteName(key)}; the keys are ${ALL_FLAT_KEYS.join(', ')}`,
+      ),
     );
   }
   return { person };
@@ -41,7 +45,8 @@ export async function readPersonChanges(body: unknown): Promise<UpdatePersonInpu
     );
     if (unknown.length > 0) {
       throw new InvalidInput(
-        unknown.map(
+        messagesFor(
+          unknown,
           (key) => `unknown key ${quoteName(`person[${key}]`)}; the keys are ${ALL_FLAT_KEYS.join(', ')}`,
         ),
       );

@@ -1,6 +1,7 @@
 import { type ClassConstructor, plainToInstance } from 'class-transformer';
 import { type ValidationError, validate } from 'class-validator';
 import { InvalidInput } from '../domain/errors';
+import { messagesFor } from './error-messages';
 
 // Client-chosen key names appear in messages; a bound keeps an absurd key from filling the answer.
 const MAX_NAME_IN_MESSAGE = 100;
@@ -51,5 +52,5 @@ export async function toValidDto<T extends object>(type: ClassConstructor<T>, pl
 export function refuseUnknownKeys(plain: object, known: readonly string[], hint = ''): void {
   const unknown = Object.keys(plain).filter((key) => !known.includes(key));
   if (unknown.length > 0)
-    throw new InvalidInput(unknown.map((key) => `unknown key ${quoteName(key)}${hint}`));
+    throw new InvalidInput(messagesFor(unknown, (key) => `unknown key ${quoteName(key)}${hint}`));
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { InvalidInput } from '../../domain/errors';
+import { isVisible } from '../../domain/person';
 import { type CheckedRecord, checkPersonRecord } from '../../domain/person-record';
 import type { NewPerson } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
@@ -40,9 +41,10 @@ export class ImportPeople {
     const people = checkAll(records);
 
     return this.unitOfWork.run(async (tx) => {
+      // chat_id is unique among the people the API shows: an admin's neither blocks nor is blocked.
       const byChatId = new Map<string, number>();
       people.forEach((p, index) => {
-        if (p.chatId !== null) byChatId.set(p.chatId, index);
+        if (p.chatId !== null && isVisible(p)) byChatId.set(p.chatId, index);
       });
       const chatIds = [...byChatId.keys()];
       const taken: string[] = [];
@@ -82,7 +84,7 @@ function checkAll(records: unknown[]): NewPerson[] {
       return;
     }
     const { chatId } = checked.record;
-    if (chatId !== null) {
+    if (chatId !== null && isVisible(checked.record)) {
       const first = firstWithChatId.get(chatId);
       if (first !== undefined) {
         errors.push(`record ${index}: chat_id ${JSON.stringify(chatId)} is also used by record ${first}`);

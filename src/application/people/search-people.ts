@@ -5,12 +5,11 @@ import type { PersonFilter } from '../../domain/person-filter';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
-import { type Principal, requirePermission } from '../principal';
 
 export const MAX_PAGE_SIZE = 1000;
 
+/** Who may read people is decided before this runs (the key's `read` permission, at the edge). */
 export interface SearchPeopleInput {
-  principal: Principal;
   filter: PersonFilter;
   /** Page size; without it every match is streamed. */
   limit?: number;
@@ -30,8 +29,7 @@ export class SearchPeople {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ principal, filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {
-    requirePermission(principal, 'read');
+  async execute({ filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_SIZE)) {
       throw new InvalidInput(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
     }

@@ -5,16 +5,17 @@ import { checkChatId, checkName, isVisible, type Person, type PersonChanges } fr
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { type Principal, requirePermission } from '../principal';
+import type { Principal } from '../principal';
 
 export interface UpdatePersonInput {
+  /** Who makes the change, for the audit log; their `write` permission is checked at the edge. */
   principal: Principal;
   id: number;
   /** Raw values as the client sent them; absent (undefined) means "leave as it is". */
   changes: { firstName?: unknown; lastName?: unknown; chatId?: unknown };
   /**
    * The versions the client will accept (If-Match, which may list several tags); the update is
-   * refused when none of them is the current one.
+   * refused when none of them is the current one, and always when the list is empty.
    */
   expectedVersions?: number[];
 }
@@ -44,7 +45,6 @@ export class UpdatePerson {
     changes,
     expectedVersions,
   }: UpdatePersonInput): Promise<UpdatePersonOutput> {
-    requirePermission(principal, 'write');
     if (!(Number.isSafeInteger(id) && id > 0)) throw new InvalidInput('id must be a positive whole number');
     if (expectedVersions !== undefined && !expectedVersions.every(Number.isSafeInteger)) {
       throw new InvalidInput('the expected versions must be whole numbers');
@@ -55,7 +55,11 @@ export class UpdatePerson {
       const current = await tx.people.findByIdForUpdate(id);
       if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
       if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
-        throw new PreconditionFailed(`person ${id} has changed since the version you read; read it again`);
+        throw new PreconditionFailed(
+          expectedVersions.length === 0
+            ? `the precondition names no version of person ${id}`
+            : `person ${id} has changed since the version you read; read it again`,
+        );
       }
 
       const effective: PersonChanges = {};

@@ -27,11 +27,17 @@ export interface PersonRepository {
   findById(id: number): Promise<Person | null>;
   /** Like findById, and locks the person until the surrounding unit of work ends. */
   findByIdForUpdate(id: number): Promise<Person | null>;
-  /** Applies the changes and increments the version. Throws Conflict when chat_id is taken. */
+  /**
+   * Applies the changes and increments the version. Throws Conflict when chat_id is taken: it is
+   * unique among the people the API shows, so an admin's never stands in a member's way.
+   */
   update(id: number, changes: PersonChanges): Promise<void>;
-  /** Inserts people with their contacts and memberships, creating clubs by name as needed. */
+  /**
+   * Inserts people with their contacts and memberships, creating clubs by name as needed. Throws
+   * Conflict when a visible person's chat_id is taken by another visible person.
+   */
   insertMany(people: NewPerson[]): Promise<void>;
-  /** Which of these chat_ids some person already has. */
+  /** Which of these chat_ids some visible person (a member, not an admin) already has. */
   chatIdsInUse(chatIds: string[]): Promise<string[]>;
   count(): Promise<number>;
 }

@@ -77,7 +77,7 @@ export class InMemoryPersonRepository implements PersonRepository {
   async update(id: number, changes: PersonChanges): Promise<void> {
     const person = this.store.state.people.get(id);
     if (!person) throw new NotFound(`person ${id} not found`);
-    if (changes.chatId !== undefined && changes.chatId !== null) {
+    if (changes.chatId !== undefined && changes.chatId !== null && isVisible(person)) {
       this.assertChatIdFree(changes.chatId, id);
     }
     if (changes.firstName !== undefined) person.firstName = changes.firstName;
@@ -90,7 +90,7 @@ export class InMemoryPersonRepository implements PersonRepository {
     const { state } = this.store;
     const incoming = new Set<string>();
     for (const person of people) {
-      if (person.chatId === null) continue;
+      if (person.chatId === null || !isVisible(person)) continue;
       this.assertChatIdFree(person.chatId, null);
       if (incoming.has(person.chatId))
         throw new Conflict(`chat_id ${person.chatId} is already used by another person`);
@@ -124,7 +124,7 @@ export class InMemoryPersonRepository implements PersonRepository {
     const wanted = new Set(chatIds);
     const used: string[] = [];
     for (const person of this.store.state.people.values()) {
-      if (person.chatId !== null && wanted.has(person.chatId)) used.push(person.chatId);
+      if (person.chatId !== null && isVisible(person) && wanted.has(person.chatId)) used.push(person.chatId);
     }
     return used;
   }
@@ -138,9 +138,10 @@ export class InMemoryPersonRepository implements PersonRepository {
     return [...this.store.state.people.values()].sort((a, b) => a.id - b.id);
   }
 
+  /** chat_id is unique among visible people, as the database's partial unique index has it. */
   private assertChatIdFree(chatId: string, exceptId: number | null): void {
     for (const other of this.store.state.people.values()) {
-      if (other.id !== exceptId && other.chatId === chatId) {
+      if (other.id !== exceptId && other.chatId === chatId && isVisible(other)) {
         throw new Conflict(`chat_id ${chatId} is already used by another person`);
       }
     }

@@ -87,7 +87,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
     return withDatabaseErrors(async () => {
       if (chatIds.length === 0) return [];
       const rows: { chat_id: string }[] = await this.manager.query(
-        'SELECT chat_id FROM people WHERE chat_id = ANY($1::text[]) ORDER BY chat_id',
+        "SELECT chat_id FROM people WHERE chat_id = ANY($1::text[]) AND role = 'member' ORDER BY chat_id",
         [chatIds],
       );
       return rows.map((row) => row.chat_id);

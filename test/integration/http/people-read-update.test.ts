@@ -170,6 +170,20 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
       },
     );
 
+    it.each(['garbage', 'W/"v1-20260101"', '"v7-20260101"', '*'])(
+      'answers 404, not 412, for a missing person or an admin whatever the If-Match (%s)',
+      async (tag) => {
+        const admin = await addPerson({ role: 'admin' });
+        for (const id of [admin, 2_000_000_000]) {
+          const res = await patch(`/people/${id}`)
+            .set('If-Match', tag)
+            .send({ person: { first_name: 'X' } });
+          expect(res.status).toBe(404);
+          expect(res.body).toEqual({ errors: [`person ${id} not found`] });
+        }
+      },
+    );
+
     it('writes who changed what to the audit log', async () => {
       const account = await t.createAccount({ permissions: ['write'] });
       const token = await t.issueToken(account.username, account.password);

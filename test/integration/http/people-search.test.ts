@@ -307,18 +307,65 @@ describe.each(testDatabases)('searching people on $name', (target) => {
     });
 
     it.each(['GET body', 'POST /people/search'] as const)(
-      'pages a filter sent in the %s, the link carrying limit and after',
+      'pages a filter sent in the %s by the links alone: each a plain GET /people carrying the filter',
       async (form) => {
-        const first = await search(form, { last_name: marker }, { limit: '4' });
-        expect(first.body.map((p: { id: number }) => p.id)).toEqual(ids.slice(0, 4));
-        const link = nextLink(first);
-        expect(link).toMatch(/\?limit=4&after=\d+$/);
-        const after = new URL(link!, 'http://x').searchParams.get('after')!;
-        const second = await search(form, { last_name: marker }, { limit: '4', after });
-        expect(second.body.map((p: { id: number }) => p.id)).toEqual(ids.slice(4));
-        expect(nextLink(second)).toBeNull();
+        const botMarker = uniqueName('B');
+        const created = await t.addPeople(
+          Array.from({ length: 9 }, (_, i) =>
+            newPerson({ lastName: `Bot${botMarker}`, plannerId: i % 3 === 0 ? null : `planner-${i}` }),
+          ),
+        );
+        const withPlanner = created.filter((_, i) => i % 3 !== 0);
+        const filter = { last_name: botMarker, has_planner: true };
+
+        const first = await search(form, filter, { limit: '2' });
+        expect(first.status).toBe(200);
+        const pages: number[][] = [first.body.map((p: { id: number }) => p.id)];
+        let url = nextLink(first);
+        while (url !== null) {
+          const link: URL = new URL(url, 'http://x');
+          expect(link.pathname).toBe('/people');
+          expect(Object.fromEntries(link.searchParams)).toMatchObject({
+            last_name: botMarker,
+            has_planner: 'true',
+            limit: '2',
+          });
+          // The link alone: no body, as a bot or a browser following it would send.
+          const res: request.Response = await request(t.app).get(url).set('Authorization', `Bearer ${token}`);
+          expect(res.status).toBe(200);
+          pages.push(res.body.map((p: { id: number }) => p.id));
+          url = nextLink(res);
+        }
+        expect(pages.map((page) => page.length)).toEqual([2, 2, 2]);
+        expect(pages.flat()).toEqual(withPlanner);
       },
     );
+
+    it('carries every kind of filter value into the link as the query string spells it', async () => {
+      const [id] = await t.addPeople([
+        newPerson({ firstName: 'Zoë & Co', lastName: 'a+b=c', chatId: uniqueName('chat') }),
+        newPerson({ firstName: 'Zoë & Co', lastName: 'a+b=c', chatId: uniqueName('chat') }),
+      ]);
+      const filter = {
+        first_name: 'Zoë & Co',
+        last_name: 'a+b=c',
+        has_chat: true,
+        has_planner: false,
+        active: 'no',
+      };
+      const first = await search('POST /people/search', filter, { limit: '1', after: String(id - 1) });
+      expect(first.body.map((p: { id: number }) => p.id)).toEqual([id]);
+      const link = new URL(nextLink(first) ?? '', 'http://x');
+      expect(Object.fromEntries(link.searchParams)).toEqual({
+        first_name: 'Zoë & Co',
+        last_name: 'a+b=c',
+        active: 'no',
+        has_chat: 'true',
+        has_planner: 'false',
+        limit: '1',
+        after: String(id),
+      });
+    });
   });
 
   describe('an unpaged search', () => {

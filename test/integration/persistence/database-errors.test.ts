@@ -20,7 +20,7 @@ function driverError(code: string, extra: Record<string, unknown> = {}): QueryFa
 
 describe('database errors', () => {
   it('turns a unique violation into Conflict with a message for the constraint', () => {
-    const chat = translateDatabaseError(driverError('23505', { constraint: 'people_chat_id_key' }));
+    const chat = translateDatabaseError(driverError('23505', { constraint: 'people_member_chat_id_key' }));
     const username = translateDatabaseError(driverError('23505', { constraint: 'people_username_key' }));
 
     expect(chat).toBeInstanceOf(Conflict);

@@ -28,7 +28,10 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     const empty = await openEmpty(target);
     try {
       const [database] = empty.databases;
-      expect(await migrate(database)).toEqual(['InitialSchema1767225600000']);
+      expect(await migrate(database)).toEqual([
+        'InitialSchema1767225600000',
+        'ChatIdUniqueAmongMembers1767398400000',
+      ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
       await empty.dispose();
@@ -40,7 +43,10 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       const empty = await openEmpty(target);
       try {
         const results = await Promise.all(empty.databases.map((database) => migrate(database)));
-        expect(results.flat()).toEqual(['InitialSchema1767225600000']);
+        expect(results.flat()).toEqual([
+          'InitialSchema1767225600000',
+          'ChatIdUniqueAmongMembers1767398400000',
+        ]);
       } finally {
         await empty.dispose();
       }
@@ -55,7 +61,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       );
       expect(indexes.map((i) => i.indexname)).toEqual(
         expect.arrayContaining([
-          'people_chat_id_key',
+          'people_member_chat_id_key',
           'people_username_key',
           'people_first_name_trgm_idx',
           'people_last_name_trgm_idx',

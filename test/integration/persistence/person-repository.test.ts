@@ -334,6 +334,28 @@ describe.each(testDatabases)('TypeOrmPersonRepository on $name', (target) => {
       expect(await people.findById(idB)).toMatchObject({ chatId: null, version: 1 });
     });
 
+    it('keeps chat_id unique among members only: an admin neither blocks a member nor is blocked', async () => {
+      const tag = uniqueTag();
+      const shared = `${tag}-shared`;
+      await people.insertMany([
+        newPerson({ lastName: `${tag} admin`, role: 'admin', chatId: shared }),
+        newPerson({ lastName: `${tag} ann`, chatId: shared }),
+        newPerson({ lastName: `${tag} admin2`, role: 'admin', chatId: shared }),
+        newPerson({ lastName: `${tag} bob` }),
+      ]);
+      const [, ann, , bob] = await idsTagged(database, tag);
+      expect(await people.chatIdsInUse([shared])).toEqual([shared]);
+
+      // The database itself refuses two members, even past the use case's check.
+      await expect(people.update(bob, { chatId: shared })).rejects.toThrow(
+        'chat_id is already used by another person',
+      );
+      await people.update(ann, { chatId: null });
+      expect(await people.chatIdsInUse([shared])).toEqual([]);
+      await people.update(bob, { chatId: shared });
+      expect(await people.findById(bob)).toMatchObject({ chatId: shared });
+    });
+
     it('keeps a person own chat_id without a conflict', async () => {
       const tag = uniqueTag();
       await people.insertMany([newPerson({ lastName: tag, chatId: `${tag}-mine` })]);

@@ -139,6 +139,48 @@ describe.each(testDatabases)('hostile input on $name', (target) => {
     });
   });
 
+  describe('error bodies hold at most 20 messages', () => {
+    const manyKeys = (count: number) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`_${i.toString(36)}`, 0])));
+
+    function expectBounded(res: request.Response, problems: number): void {
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toHaveLength(20);
+      expect(res.body.errors.slice(0, 19)).toEqual(Array(19).fill(expect.stringContaining('unknown')));
+      expect(res.body.errors[19]).toBe(`… and ${problems - 19} more problems`);
+      // The bodies that made the review's 193 KB and 40 KB answers.
+      expect(res.text.length).toBeLessThan(4096);
+    }
+
+    it.each([0, 1, 2, 3])('a JSON body of 1,700 unknown keys gets 20 on body route %#', async (index) => {
+      const body = manyKeys(1700);
+      expect(body.length).toBeLessThan(16 * 1024);
+      expectBounded(await send(routes[index], 'application/json', body), 1700);
+    });
+
+    it('a nested person of 1,000 unknown keys gets 20', async () => {
+      const res = await send(routes[2], 'application/json', `{"person": ${manyKeys(1000)}}`);
+      expectBounded(res, 1000);
+    });
+
+    it('a form of 60 unknown keys gets 20', async () => {
+      const form = Array.from({ length: 60 }, (_, i) => `k${i}=x`).join('&');
+      expectBounded(await send(routes[2], 'application/x-www-form-urlencoded', form), 60);
+    });
+
+    it('a query string of 500 unknown parameters gets 20', async () => {
+      const query = Array.from({ length: 500 }, (_, i) => `k${i}=x`).join('&');
+      const res = await request(t.app).get(`/people?${query}`).set('Authorization', `Bearer ${token}`);
+      expectBounded(res, 500);
+    });
+
+    it('exactly 20 problems are all shown', async () => {
+      const res = await send(routes[1], 'application/json', manyKeys(20));
+      expect(res.body.errors).toHaveLength(20);
+      expect(res.body.errors.every((message: string) => message.startsWith('unknown key'))).toBe(true);
+    });
+  });
+
   describe('compressed bodies', () => {
     it.each(['gzip', 'deflate', 'br'])(
       'a body that does not decompress as %s says is a 400',

@@ -121,7 +121,8 @@ describe.each(testDatabases)('the request log on $name', (target) => {
           .set('Authorization', bearer)
           .set('Content-Type', 'application/json')
           .send(`{"person": {"first_name": "${SECRET.body}"`),
-      {},
+      // The body is read after authentication, so its failure is logged with the key that sent it.
+      { route: '/people/:id', keyId: true },
     );
     await expectLine(
       'log-too-large',
@@ -140,7 +141,7 @@ describe.each(testDatabases)('the request log on $name', (target) => {
           .set('Authorization', bearer)
           .set('Content-Type', 'text/plain')
           .send(SECRET.body),
-      { route: '/people/:id' },
+      { route: '/people/:id', keyId: true },
     );
     await expectLine('log-method', (r) => r.delete('/people').set('Authorization', bearer), {
       route: '/people',

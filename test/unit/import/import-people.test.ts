@@ -109,6 +109,25 @@ describe('ImportPeople', () => {
     expect(await directory.people.count()).toBe(1);
   });
 
+  it('counts chat_ids among members only: admins may share one with a member or each other', async () => {
+    const { directory, importPeople } = importFixture();
+    await importPeople.execute({
+      records: [record({ chat_id: 'm' }), record({ role: 'admin', chat_id: 'a' })],
+    });
+
+    await importPeople.execute({
+      records: [
+        record({ role: 'admin', chat_id: 'm' }),
+        record({ role: 'admin', chat_id: 'm' }),
+        record({ chat_id: 'a' }),
+        record({ role: 'admin', chat_id: 'a' }),
+      ],
+    });
+
+    expect(await directory.people.count()).toBe(6);
+    expect((await directory.people.chatIdsInUse(['m', 'a'])).sort()).toEqual(['a', 'm']);
+  });
+
   it('reports progress batch by batch up to the total', async () => {
     const { importPeople } = importFixture();
     const seen: [number, number][] = [];

@@ -35,10 +35,7 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },
     updatedAt: { type: 'timestamptz', name: 'updated_at', default: () => 'now()' },
   },
-  uniques: [
-    { name: 'people_chat_id_key', columns: ['chatId'] },
-    { name: 'people_username_key', columns: ['username'] },
-  ],
+  uniques: [{ name: 'people_username_key', columns: ['username'] }],
   checks: [
     { name: 'people_role_check', expression: "role IN ('member', 'admin')" },
     { name: 'people_chat_id_check', expression: "chat_id <> ''" },
@@ -50,5 +47,13 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     { name: 'people_first_name_trgm_idx', columns: ['firstName'], synchronize: false },
     { name: 'people_last_name_trgm_idx', columns: ['lastName'], synchronize: false },
     { name: 'people_planner_id_idx', columns: ['id'], synchronize: false },
+    // chat_id is unique among members, the people the API shows (a partial unique index).
+    {
+      name: 'people_member_chat_id_key',
+      columns: ['chatId'],
+      unique: true,
+      where: "role = 'member'",
+      synchronize: false,
+    },
   ],
 });

@@ -127,6 +127,21 @@ describe('InMemoryDirectory people', () => {
     expect(await directory.people.chatIdsInUse(['taken', 'free'])).toEqual(['taken']);
   });
 
+  it('keeps chat_id unique among visible people only: an admin neither blocks a member nor is blocked', async () => {
+    const directory = new InMemoryDirectory();
+    await addPerson(directory, { role: 'admin', chatId: 'shared' });
+    expect(await directory.people.chatIdsInUse(['shared'])).toEqual([]);
+    const ann = await addPerson(directory, { chatId: 'shared' });
+    await addPerson(directory, { role: 'admin', chatId: 'shared' });
+    expect(await directory.people.chatIdsInUse(['shared'])).toEqual(['shared']);
+
+    const bob = await addPerson(directory);
+    await expect(directory.people.update(bob.id, { chatId: 'shared' })).rejects.toThrow(Conflict);
+    await directory.people.update(ann.id, { chatId: null });
+    await directory.people.update(bob.id, { chatId: 'shared' });
+    expect(await directory.people.findById(bob.id)).toMatchObject({ chatId: 'shared' });
+  });
+
   it('refuses an import with a chat_id in use or repeated within it', async () => {
     const directory = new InMemoryDirectory();
     await addPerson(directory, { chatId: 'taken' });
