@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
 import type { PasswordHasher } from '../../application/ports/password-hasher';
+import { PASSWORD_MAX_BYTES } from '../../domain/password';
 
 // bcrypt's own base64 alphabet: 64 characters, so a byte modulo 64 picks one without bias.
 const BCRYPT_BASE64 = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -56,7 +57,10 @@ export class BcryptPasswordHasher implements PasswordHasher {
   }
 
   async verify(password: string, hash: string | null): Promise<boolean> {
-    if (hash === null) {
+    // bcrypt reads only the first 72 bytes: a longer password would match the hash of its first 72.
+    // No password that long can ever be set, so it is wrong; compared like an unknown user's, so
+    // it takes as long as any wrong password.
+    if (hash === null || Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
       await this.compare(password, this.dummyHash);
       return false;
     }

@@ -197,6 +197,22 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       expect(unknownUser.body).toEqual(wrongPassword.body);
     });
 
+    it('refuses a password longer than 72 bytes whose first 72 bytes are right, and counts it', async () => {
+      const account = await t.createAccount({ password: 'p'.repeat(72) });
+      const address = freshAddress();
+      for (let i = 0; i < 10; i++) {
+        const res = await issue(
+          { username: account.username, password: `${account.password}${i}` },
+          undefined,
+          address,
+        );
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ errors: ['wrong username or password'] });
+      }
+      // Ten failures: the address is locked out, as after any ten wrong passwords.
+      expect((await issue(account, undefined, address)).status).toBe(429);
+    });
+
     it('refuses a disabled account with the same 401 even with the right password', async () => {
       const account = await t.createAccount();
       const wrongPassword = await issue({ username: account.username, password: 'not the password' });

@@ -36,6 +36,23 @@ describe('BcryptPasswordHasher', () => {
     }
   });
 
+  it('refuses a password over 72 bytes whose first 72 bytes match, comparing it like a wrong one', async () => {
+    const password = 'ä'.repeat(36); // 72 bytes in UTF-8
+    const hash = await hasher.hash(password);
+    const compare = jest.spyOn(bcrypt, 'compare');
+    try {
+      await expect(hasher.verify(`${password}x`, hash)).resolves.toBe(false);
+      await expect(hasher.verify(`${password}ä`, hash)).resolves.toBe(false);
+      // A full comparison all the same, against the dummy hash: as slow as any wrong password.
+      expect(compare).toHaveBeenCalledTimes(2);
+      expect(compare.mock.calls[0][1]).not.toBe(hash);
+      expect(compare.mock.calls[0][1]).toMatch(/^\$2[aby]\$04\$/);
+      await expect(hasher.verify(password, hash)).resolves.toBe(true);
+    } finally {
+      compare.mockRestore();
+    }
+  });
+
   it('refuses every password against a stored value that is not a bcrypt hash', async () => {
     await expect(hasher.verify('x', 'not-a-hash')).resolves.toBe(false);
   });
