@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../ports/password-hasher';
 import type { TokenService } from '../ports/token-service';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { countedAddress } from './counted-address';
 
 export interface IssueKeyInput {
   username: string;
@@ -43,7 +44,7 @@ export class IssueKey {
   ) {}
 
   async execute(input: IssueKeyInput): Promise<IssueKeyOutput> {
-    const subjects = [`user:${input.username.toLowerCase()}`, `addr:${input.clientAddress}`];
+    const subjects = [`user:${input.username.toLowerCase()}`, `addr:${countedAddress(input.clientAddress)}`];
     // Checked before the password, so that a blocked guesser learns nothing, not even a right guess.
     const wait = await this.throttle.blockedFor(subjects);
     if (wait > 0) {

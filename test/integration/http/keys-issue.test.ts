@@ -18,8 +18,9 @@ function basic(username: string, password: string): string {
 let addressSequence = 0;
 
 /**
- * A client address no other test uses. The app trusts X-Forwarded-For here, so each test counts
- * failed logins against its own address and tests cannot throttle one another.
+ * A client address no other test uses. The app trusts X-Forwarded-For from loopback (supertest's
+ * address) here, so each test counts failed logins against its own address and tests cannot
+ * throttle one another.
  */
 function freshAddress(): string {
   addressSequence += 1;
@@ -31,7 +32,7 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
   const clock = new FakeClock();
 
   beforeAll(async () => {
-    t = await createTestApp(target, { env: { TRUST_PROXY: 'true' }, overrides: { clock } });
+    t = await createTestApp(target, { env: { TRUST_PROXY: 'loopback' }, overrides: { clock } });
   });
   afterAll(() => t.close());
 
@@ -277,6 +278,22 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       expectTooMany(await issue(account, undefined, address));
       // The same account from another address is not affected.
       await issue(account).expect(201);
+    });
+
+    it('counts ::1, 127.0.0.1 and ::ffff:127.0.0.1 as one address', async () => {
+      const account = await t.createAccount();
+      const loopbacks = ['::1', '127.0.0.1', '::ffff:127.0.0.1'];
+      for (let i = 0; i < 10; i++) await fail(`unknown-${i}-${account.username}`, loopbacks[i % 3]);
+      for (const address of loopbacks) expectTooMany(await issue(account, undefined, address));
+      // Frees loopback again for the tests after this one: t.issueToken signs in from 127.0.0.1.
+      clock.advance(15 * 60 * 1000);
+    });
+
+    it('counts the IPv6 addresses of one /64 as one address, and another /64 apart', async () => {
+      const account = await t.createAccount();
+      for (let i = 0; i < 10; i++) await fail(`unknown-${i}-${account.username}`, `2001:db8:7:7::${i + 1}`);
+      expectTooMany(await issue(account, undefined, '2001:db8:7:7:ffff:ffff:ffff:fffe'));
+      await issue(account, undefined, '2001:db8:7:8::1').expect(201);
     });
 
     it('still lets the right password through after 9 failures', async () => {
