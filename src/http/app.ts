@@ -10,6 +10,7 @@ import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
 import { HttpError } from './http-error';
+import { keysIssueRouter } from './keys-issue.routes';
 import { keysRouter } from './keys.routes';
 import { HttpMetrics } from './metrics';
 import { metricsRouter } from './metrics.routes';
@@ -37,6 +38,8 @@ export function createApp(container: Container): express.Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // POST /keys reads its body only after the credentials: it comes before the body parsers.
+  app.use(keysIssueRouter(container));
   app.use(bodyParsers());
 
   app.use(healthRouter(container));

@@ -147,7 +147,11 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       ['expires_in_days as a string', { expires_in_days: '30' }, 'expires_in_days'],
       ['a name that is not a string', { name: 7 }, 'name'],
       ['a name over 100 characters', { name: 'x'.repeat(101) }, 'name'],
-      ['permissions that are not an array', { permissions: 'read' }, 'permissions'],
+      ['permissions as a string', { permissions: 'read' }, 'permissions'],
+      ['permissions as a number', { permissions: 5 }, 'permissions'],
+      ['permissions as a boolean', { permissions: true }, 'permissions'],
+      ['permissions as an object', { permissions: {} }, 'permissions'],
+      ['permissions holding a number', { permissions: ['read', 5] }, 'permissions'],
       ['an unknown permission', { permissions: ['admin'] }, 'admin'],
       ['an unknown key', { name: 'ok', scope: 'all' }, '"scope"'],
     ])('refuses %s with 400 naming it', async (_title, body, named) => {
@@ -182,6 +186,40 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       const res = await issue(account).type('form').send('name=laptop');
       expect(res.status).toBe(415);
       expect(res.body.errors).toHaveLength(1);
+    });
+  });
+
+  describe('credentials before the body', () => {
+    const bodies: [string, string, string][] = [
+      ['malformed JSON', 'application/json', '{"name":'],
+      ['permissions that are not an array', 'application/json', '{"permissions": 5}'],
+      ['an unknown key', 'application/json', '{"scope": "all"}'],
+      ['a JSON array', 'application/json', '["read"]'],
+      ['a form body', 'application/x-www-form-urlencoded', 'name=laptop'],
+    ];
+
+    it.each(bodies)(
+      'answers %s without credentials with 401 and the Basic challenge',
+      async (_t, type, body) => {
+        const res = await request(t.app)
+          .post('/keys')
+          .set('X-Forwarded-For', freshAddress())
+          .set('Content-Type', type)
+          .send(body);
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe(BASIC_CHALLENGE);
+        expect(res.body).toEqual({ errors: ['missing basic credentials'] });
+      },
+    );
+
+    it.each(bodies)('answers %s with a wrong password like any wrong password', async (_t, type, body) => {
+      const account = await t.createAccount();
+      const res = await issue({ username: account.username, password: 'not the password' })
+        .set('Content-Type', type)
+        .send(body);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe(BASIC_CHALLENGE);
+      expect(res.body).toEqual({ errors: ['wrong username or password'] });
     });
   });
 
