@@ -30,21 +30,37 @@ export class AuthenticateAccount {
   ) {}
 
   async execute(input: AuthenticateAccountInput): Promise<Account> {
-    const subjects = [`user:${input.username.toLowerCase()}`, `addr:${countedAddress(input.clientAddress)}`];
-    // Checked before the password, so that a blocked guesser learns nothing, not even a right guess.
-    const wait = await this.throttle.blockedFor(subjects);
-    if (wait > 0) {
+    const checkedFor = {
+      username: input.username.toLowerCase(),
+      clientAddress: countedAddress(input.clientAddress),
+    };
+    const subjects = [`user:${checkedFor.username}`, `addr:${checkedFor.clientAddress}`];
+    // Counted before the password is checked, atomically: however many guesses arrive at once, at
+    // most ten per username or address are ever checked, and a blocked guesser learns nothing, not
+    // even that a guess was right.
+    const reservation = await this.throttle.reserve(subjects);
+    if (!reservation.granted) {
+      const wait = reservation.retryAfterSeconds;
       throw new TooManyAttempts(`too many failed attempts; try again in ${wait} seconds`, wait);
     }
 
-    const account = await this.accounts.findByUsername(input.username);
-    // An unknown user is compared against a dummy hash, so the time taken does not reveal it.
-    const matches = await this.passwords.verify(input.password, account?.passwordHash ?? null);
-    if (account === null || !matches) {
-      await this.throttle.recordFailure(subjects);
-      throw new Unauthenticated(WRONG_CREDENTIALS);
+    // A wrong password stays counted; anything else gives the attempt back: the right password
+    // (a user who signs in often is never locked out by it), and a check that never ran (a full
+    // queue, a database failure).
+    let keepCounted = false;
+    try {
+      const account = await this.accounts.findByUsername(input.username);
+      // An unknown user is compared against a dummy hash, so the time taken does not reveal it.
+      const matches = await this.passwords.verify(input.password, account?.passwordHash ?? null, checkedFor);
+      if (account === null || !matches) {
+        keepCounted = true;
+        throw new Unauthenticated(WRONG_CREDENTIALS);
+      }
+      // The right password for a disabled account is refused alike, but is no guess to count.
+      if (account.disabled) throw new Unauthenticated(WRONG_CREDENTIALS);
+      return account;
+    } finally {
+      if (!keepCounted) await this.throttle.release(subjects, reservation.attempt);
     }
-    if (account.disabled) throw new Unauthenticated(WRONG_CREDENTIALS);
-    return account;
   }
 }
