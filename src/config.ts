@@ -11,8 +11,11 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   redisUrl: string | null;
   rateLimitPerMinute: number;
-  /** Express `trust proxy` setting, so that client addresses are right behind a load balancer. */
-  trustProxy: boolean | number | string;
+  /**
+   * Express `trust proxy` setting, so that client addresses are right behind a load balancer:
+   * false, a hop count, or the proxies' addresses (never `true`).
+   */
+  trustProxy: false | number | string;
 }
 
 export class ConfigError extends Error {}
@@ -78,15 +81,21 @@ function isProxyAddress(entry: string): boolean {
   return family === 4 && isIPv4(range);
 }
 
-function trustProxy(env: Env): boolean | number | string {
+function trustProxy(env: Env): false | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false') return false;
-  if (raw === 'true') return true;
+  // `true` takes the left-most X-Forwarded-For address, which the client writes itself: any
+  // client could then pick the address the login lockout counts.
+  if (raw === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY=true is refused: it trusts an X-Forwarded-For the client chooses; give the number of proxies in front (e.g. 1) or their addresses',
+    );
+  }
   if (/^\d+$/.test(raw)) return Number(raw);
   // Checked here so that a bad value is a one-line start-up error, not an exception from Express.
   if (!raw.split(',').every((entry) => isProxyAddress(entry.trim()))) {
     throw new ConfigError(
-      `TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal, not ${quote(raw)}`,
+      `TRUST_PROXY must be false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal, not ${quote(raw)}`,
     );
   }
   return raw;

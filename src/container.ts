@@ -6,6 +6,7 @@ import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
 import type { TokenService } from './application/ports/token-service';
 import { TYPES } from './application/ports/tokens';
+import { AuthenticateAccount } from './application/keys/authenticate-account';
 import { AuthenticateKey } from './application/keys/authenticate-key';
 import { IssueKey } from './application/keys/issue-key';
 import { ListKeys } from './application/keys/list-keys';
@@ -138,6 +139,7 @@ export function createContainer(
   container.bind(SearchPeople).toSelf().inSingletonScope();
   container.bind(GetPerson).toSelf().inSingletonScope();
   container.bind(UpdatePerson).toSelf().inSingletonScope();
+  container.bind(AuthenticateAccount).toSelf().inSingletonScope();
   container.bind(IssueKey).toSelf().inSingletonScope();
   container.bind(ListKeys).toSelf().inSingletonScope();
   container.bind(RevokeKey).toSelf().inSingletonScope();

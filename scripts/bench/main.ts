@@ -61,6 +61,8 @@ function serviceEnv(database: { url: string } | { dataDir: string }): NodeJS.Pro
     BCRYPT_COST: String(BCRYPT_COST),
     DIRECTORY_TIMEZONE: 'UTC',
     NODE_ENV: 'production',
+    // The wrong-password storm comes from many client addresses, as X-Forwarded-For from loopback.
+    TRUST_PROXY: 'loopback',
   };
   delete env.REDIS_URL;
   if ('url' in database) {

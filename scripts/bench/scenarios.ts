@@ -27,6 +27,9 @@ export interface StormFigures {
   quiet: LoadFigures;
   storm: LoadFigures;
   keys: LoadFigures;
+  /** The lookups while many connections send wrong passwords, and those POST /keys answers. */
+  guessing: LoadFigures;
+  guesses: LoadFigures;
 }
 
 export type Figures =
@@ -52,7 +55,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   last_name: 'last_name substring, limit=50',
   active_pages: 'active=yes, pages of 100',
   full_list: 'full unpaged list',
-  keys_storm: 'chat_id lookups during POST /keys storm',
+  keys_storm: 'chat_id lookups during POST /keys storms',
   patch: 'PATCH /people/:id',
 };
 
@@ -135,8 +138,9 @@ async function throughput(
 
 /**
  * chat_id lookups (the cheapest indexed read, so any stall shows) alone, then the same lookups
- * while other connections ask for keys with Basic auth
- * (a bcrypt comparison each): a service that hashes on the event loop stalls every lookup.
+ * while other connections ask for keys with Basic auth (a bcrypt comparison each): a service that
+ * hashes on the event loop stalls every lookup. Then once more while as many connections as the
+ * lookups send wrong passwords, more than bcrypt can check.
  */
 async function storm(target: Target, settings: ScenarioSettings): Promise<StormFigures> {
   const quiet = await throughput('keys_storm', target, settings, true);
@@ -154,7 +158,41 @@ async function storm(target: Target, settings: ScenarioSettings): Promise<StormF
       { connections: settings.stormConnections, headers: {}, seconds: settings.seconds },
     ),
   ]);
-  return { quiet, storm: stormy, keys };
+  const [guessing, guesses] = await Promise.all([
+    runLoad(target.server.url, requestsOf('keys_storm', target, settings.probes), {
+      connections: settings.connections,
+      headers: bearer(target),
+      seconds: settings.seconds,
+      serverPid: target.server.pid,
+    }),
+    runLoad(target.server.url, wrongPasswords(), {
+      connections: settings.connections,
+      headers: {},
+      seconds: settings.seconds,
+    }),
+  ]);
+  return { quiet, storm: stormy, keys, guessing, guesses };
+}
+
+/**
+ * Wrong passwords as a spread-out attack sends them: a new username and a new client address
+ * (X-Forwarded-For, which the service trusts from loopback here) each time, so that the lockout
+ * never refuses one before its password is checked and every guess costs a bcrypt comparison.
+ */
+function wrongPasswords(): () => RequestSpec {
+  let n = 0;
+  return () => {
+    n++;
+    const credentials = Buffer.from(`bench-guess-${n}:not-the-password`).toString('base64');
+    return {
+      method: 'POST',
+      path: '/keys',
+      headers: {
+        Authorization: `Basic ${credentials}`,
+        'X-Forwarded-For': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      },
+    };
+  };
 }
 
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */

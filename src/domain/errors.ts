@@ -41,5 +41,15 @@ export class TooManyAttempts extends DomainError {
   }
 }
 
+/** More work is waiting than can start soon; the caller may try again after `retryAfterSeconds`. */
+export class Overloaded extends DomainError {
+  constructor(
+    messages: string | string[],
+    readonly retryAfterSeconds: number,
+  ) {
+    super(messages);
+  }
+}
+
 /** A store the use case depends on cannot be reached right now. */
 export class Unavailable extends DomainError {}

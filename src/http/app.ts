@@ -10,6 +10,7 @@ import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
 import { HttpError } from './http-error';
+import { keysIssueRouter } from './keys-issue.routes';
 import { keysRouter } from './keys.routes';
 import { HttpMetrics } from './metrics';
 import { metricsRouter } from './metrics.routes';
@@ -39,6 +40,8 @@ export function createApp(container: Container): express.Express {
   });
   // Bodies are read by the routes that take one, after authentication; only their size comes first.
   app.use(refuseOversizedBody);
+  // POST /keys reads its body only after the credentials: see keysIssueRouter.
+  app.use(keysIssueRouter(container));
 
   app.use(healthRouter(container));
   app.use(metricsRouter(metrics));

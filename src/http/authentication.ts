@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Container } from 'inversify';
+import { AuthenticateAccount } from '../application/keys/authenticate-account';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
+import type { Account } from '../domain/account';
 import { Forbidden, Unauthenticated } from '../domain/errors';
 import type { Permission } from '../domain/permission';
 import { keyRateLimit } from './rate-limit';
@@ -118,6 +120,33 @@ export function basicCredentials(req: Request): { username: string; password: st
   const colon = decoded.indexOf(':');
   if (colon <= 0) throw new Unauthenticated('malformed basic credentials: expected username:password');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function clientAddress(req: Request): string {
+  // req.ip honours the app's `trust proxy` setting; the socket address is the fallback for a
+  // request whose connection is already gone.
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Signs the request in by its Basic credentials (through the login lockout). On success
+ * `res.locals.account` holds the account; `basicChallenge` must follow the route to challenge a 401.
+ */
+export function basicAuth(container: Container): RequestHandler {
+  return async (req, res, next) => {
+    const { username, password } = basicCredentials(req);
+    res.locals.account = await container
+      .get(AuthenticateAccount)
+      .execute({ username, password, clientAddress: clientAddress(req) });
+    next();
+  };
+}
+
+/** The account set by basicAuth; a route that reads it without basicAuth before it is a bug. */
+export function accountOf(res: Response): Account {
+  const account = res.locals.account as Account | undefined;
+  if (account === undefined) throw new Error('basicAuth must run before this handler');
+  return account;
 }
 
 /** Adds the Basic challenge to every 401 of a Basic route: malformed credentials or a wrong password. */

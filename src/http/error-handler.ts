@@ -6,6 +6,7 @@ import {
   Forbidden,
   InvalidInput,
   NotFound,
+  Overloaded,
   PreconditionFailed,
   TooManyAttempts,
   Unauthenticated,
@@ -30,7 +31,7 @@ function domainStatus(error: DomainError): number {
   if (error instanceof Unauthenticated || error instanceof Forbidden) return 401;
   if (error instanceof PreconditionFailed) return 412;
   if (error instanceof TooManyAttempts) return 429;
-  if (error instanceof Unavailable) return 503;
+  if (error instanceof Unavailable || error instanceof Overloaded) return 503;
   return 500;
 }
 
@@ -67,6 +68,13 @@ function answerFor(error: unknown): Answer | null {
   if (error instanceof TooManyAttempts) {
     return {
       status: 429,
+      messages: error.messages,
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
+    };
+  }
+  if (error instanceof Overloaded) {
+    return {
+      status: 503,
       messages: error.messages,
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
     };
@@ -143,7 +151,11 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(500).json({ errors: ['internal server error'] });
     return;
   }
-  if (answer.status >= 500) req.log?.warn({ err: loggable(error) }, 'request answered with a server error');
+  // A full sign-in queue is the service shedding load as designed, not a fault: a storm would
+  // otherwise write a warning per refused request.
+  if (answer.status >= 500 && !(error instanceof Overloaded)) {
+    req.log?.warn({ err: loggable(error) }, 'request answered with a server error');
+  }
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res.status(answer.status).json({ errors: errorMessages(answer.messages) });
 };

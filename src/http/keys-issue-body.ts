@@ -7,8 +7,10 @@ import { refuseUnknownKeys, toValidDto } from './validation';
 
 const EXPIRES_IN_DAYS_RANGE = { message: `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}` };
 
-function firstUnknown(values: unknown[]): unknown {
-  return values.find((value) => !isPermission(value));
+// class-validator applies an `each` rule to a value that is not an array too (5, true, {}): the
+// message must not assume an array, or building it throws and the request fails with a 500.
+function firstUnknown(value: unknown): unknown {
+  return Array.isArray(value) ? value.find((item) => !isPermission(item)) : value;
 }
 
 /**

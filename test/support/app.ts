@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type express from 'express';
 import type { Container } from 'inversify';
+import { AuthenticateAccount } from '../../src/application/keys/authenticate-account';
 import { IssueKey } from '../../src/application/keys/issue-key';
 import type { AccountRepository } from '../../src/application/ports/account-repository';
 import type { PasswordHasher } from '../../src/application/ports/password-hasher';
@@ -35,7 +36,7 @@ export interface TestApp {
     permissions?: Permission[];
     role?: Role;
   }): Promise<TestAccount>;
-  /** A key for the account, through IssueKey; `body` takes the options of POST /keys. */
+  /** A key for the account, signed in from 127.0.0.1; `body` takes the options of POST /keys. */
   issueToken(
     username: string,
     password: string,
@@ -95,13 +96,14 @@ export async function createTestApp(
   };
 
   const issueToken: TestApp['issueToken'] = async (username, password, body = {}) => {
+    const account = await container
+      .get(AuthenticateAccount)
+      .execute({ username, password, clientAddress: '127.0.0.1' });
     const { token } = await container.get(IssueKey).execute({
-      username,
-      password,
-      clientAddress: '127.0.0.1',
-      name: body.name,
-      permissions: body.permissions,
-      expiresInDays: body.expires_in_days,
+      accountId: account.personId,
+      name: body.name ?? null,
+      permissions: body.permissions ?? null,
+      expiresInDays: body.expires_in_days ?? null,
     });
     return token;
   };

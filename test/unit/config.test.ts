@@ -77,11 +77,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
   });
 
-  it('reads TRUST_PROXY as a boolean, a hop count or a list of proxies', () => {
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  it('reads TRUST_PROXY as false, a hop count or a list of proxies', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '192.168.0.1' }).trustProxy).toBe('192.168.0.1');
+  });
+
+  it('refuses TRUST_PROXY=true, which would let a client choose its own address, in one line', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
+      /^TRUST_PROXY=true is refused: it trusts an X-Forwarded-For the client chooses; give the number of proxies in front \(e\.g\. 1\) or their addresses$/,
+    );
   });
 
   it('refuses a TRUST_PROXY that Express could not compile, in one line naming the setting', () => {

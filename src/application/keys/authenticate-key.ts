@@ -45,7 +45,8 @@ export class AuthenticateKey {
     return {
       accountId: account.personId,
       keyId: key.id,
-      // A permission revoked from the account takes effect at once on every key it issued.
+      // RevokePermission already takes a permission from the account's keys; intersecting again
+      // costs nothing and keeps a key row changed by hand from exceeding its account.
       permissions: key.permissions.filter((p) => account.permissions.includes(p)),
     };
   }

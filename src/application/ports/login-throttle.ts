@@ -1,9 +1,20 @@
+/** The answer to a reservation: an attempt counted, or how long until one may be. */
+export type Reservation = { granted: true; attempt: string } | { granted: false; retryAfterSeconds: number };
+
 /**
- * Counts failed logins per subject (a username, a client address) within a window and refuses
- * further attempts once a subject has too many.
+ * Counts sign-in attempts per subject (a username, a client address) within a window, and refuses
+ * further attempts once a subject has `limit` of them. An attempt is counted before its password
+ * is checked, so that however many arrive at once no more than `limit` are ever checked.
  */
 export interface LoginThrottle {
-  /** Seconds until every one of these subjects may try again; 0 when none is blocked. */
-  blockedFor(subjects: string[]): Promise<number>;
-  recordFailure(subjects: string[]): Promise<void>;
+  /**
+   * In one atomic step: when none of the subjects has `limit` attempts inside the window, counts
+   * one more for each and grants it; otherwise counts nothing and answers how long to wait.
+   */
+  reserve(subjects: string[]): Promise<Reservation>;
+  /**
+   * Takes back a granted attempt that turned out not to be a failure: the password was right, or
+   * it was never checked. Every wrong password stays counted.
+   */
+  release(subjects: string[], attempt: string): Promise<void>;
 }

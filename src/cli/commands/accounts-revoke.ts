@@ -8,8 +8,8 @@ export const accountsRevoke: Command = {
   summary: 'take a permission away from an account',
   usage: 'U PERM',
   description: [
-    'Revokes PERM (read, write, or read,write) from the account U. It takes effect at once on',
-    'every key the account holds: a key is never allowed more than its account.',
+    'Revokes PERM (read, write, or read,write) from the account U and, at once, from every active',
+    'key it holds: granting PERM again later does not give it back to those keys.',
   ].join('\n'),
   options: {},
   positionals: [{ name: 'U' }, { name: 'PERM' }],

@@ -1,6 +1,7 @@
 import type { ApiKeyRepository, KeyCredential, NewApiKey } from '../../application/ports/api-key-repository';
 import { type ApiKey, isActive } from '../../domain/api-key';
 import { Conflict, NotFound } from '../../domain/errors';
+import type { Permission } from '../../domain/permission';
 import { copy, type InMemoryStore, type StoredKey } from './in-memory-store';
 
 function toKey(stored: StoredKey): ApiKey {
@@ -57,6 +58,12 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
 
   async countActive(accountId: number, now: Date): Promise<number> {
     return (await this.listActive(accountId, now)).length;
+  }
+
+  async setPermissions(id: number, permissions: Permission[]): Promise<void> {
+    const key = this.store.state.keys.get(id);
+    if (!key) throw new NotFound(`key ${id} not found`);
+    key.permissions = [...permissions];
   }
 
   async revoke(id: number, at: Date): Promise<ApiKey> {

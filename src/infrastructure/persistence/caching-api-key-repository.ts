@@ -1,5 +1,6 @@
 import type { ApiKeyRepository, KeyCredential, NewApiKey } from '../../application/ports/api-key-repository';
 import type { ApiKey } from '../../domain/api-key';
+import type { Permission } from '../../domain/permission';
 import type { CredentialCache, CredentialChanges } from './credential-cache';
 
 /**
@@ -27,6 +28,12 @@ export class CachingApiKeyRepository implements ApiKeyRepository {
       // Even when the call failed: the row may have changed before the failure was reported.
       this.changes.keyRevoked(id);
     }
+  }
+
+  // No cache entry to forget here: the permissions of a key change only with its account's, whose
+  // update already makes every key of the account be read again.
+  setPermissions(id: number, permissions: Permission[]): Promise<void> {
+    return this.inner.setPermissions(id, permissions);
   }
 
   create(key: NewApiKey): Promise<ApiKey> {

@@ -121,6 +121,12 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
     return withDatabaseErrors(() => this.keys.count({ where: this.active(accountId, now) }));
   }
 
+  setPermissions(id: number, permissions: Permission[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      await this.keys.update({ id }, { permissions });
+    });
+  }
+
   revoke(id: number, at: Date): Promise<ApiKey> {
     return withDatabaseErrors(async () => {
       // Only a first revocation sets the time: revoking again changes nothing.

@@ -1,40 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
-import type { PasswordHasher } from '../../application/ports/password-hasher';
+import type { CheckedFor, PasswordHasher } from '../../application/ports/password-hasher';
+import { PASSWORD_MAX_BYTES } from '../../domain/password';
+import { PasswordCheckQueue } from './password-check-queue';
 
 // bcrypt's own base64 alphabet: 64 characters, so a byte modulo 64 picks one without bias.
 const BCRYPT_BASE64 = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/**
- * Runs at most `limit` tasks at once, in arrival order. libuv would otherwise run four bcrypt
- * hashes at a time, and a storm of POST /keys took every core from the lookups (their p99 rose
- * 2.8 times at cost 12 on two cores; with half the cores for bcrypt, 1.3 times).
- */
-class Queue {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running += 1;
-    try {
-      return await task();
-    } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
-    }
-  }
+/** The queue of a service: bcrypt on half the cores, and a sign-in that cannot start within 1 s refused. */
+export function defaultPasswordCheckQueue(): PasswordCheckQueue {
+  return new PasswordCheckQueue({
+    concurrency: Math.max(1, Math.floor(availableParallelism() / 2)),
+    maxWaitMs: 1000,
+  });
 }
 
 /**
  * bcrypt through its asynchronous API only: the synchronous one would block the event loop. Every
- * hash and comparison, real or dummy, takes its turn in one queue, so timing still reveals nothing.
+ * hash and comparison, real or dummy, takes its turn in one queue (see PasswordCheckQueue), so
+ * timing still reveals nothing. Comparisons are sign-ins: they wait a bounded time, one username's
+ * at a time, taking turns by username and address. Hashes (an operator setting a password) wait as
+ * long as needed.
  */
 export class BcryptPasswordHasher implements PasswordHasher {
-  private readonly queue: Queue;
   // Compared against for an unknown username, so that it costs as much time as a wrong password
   // and the answer time does not reveal which usernames exist. A well-formed hash at the same
   // cost with a random salt and digest: comparing against it does all of bcrypt's work, and no
@@ -44,9 +33,8 @@ export class BcryptPasswordHasher implements PasswordHasher {
 
   constructor(
     private readonly cost: number,
-    concurrency = Math.max(1, Math.floor(availableParallelism() / 2)),
+    private readonly queue: PasswordCheckQueue = defaultPasswordCheckQueue(),
   ) {
-    this.queue = new Queue(concurrency);
     const random = Array.from(randomBytes(53), (byte) => BCRYPT_BASE64[byte % 64]).join('');
     this.dummyHash = `$2b$${String(cost).padStart(2, '0')}$${random}`;
   }
@@ -55,20 +43,27 @@ export class BcryptPasswordHasher implements PasswordHasher {
     return this.queue.run(() => bcrypt.hash(password, this.cost));
   }
 
-  async verify(password: string, hash: string | null): Promise<boolean> {
-    if (hash === null) {
-      await this.compare(password, this.dummyHash);
+  async verify(password: string, hash: string | null, checkedFor?: CheckedFor): Promise<boolean> {
+    // bcrypt reads only the first 72 bytes: a longer password would match the hash of its first 72.
+    // No password that long can ever be set, so it is wrong; compared like an unknown user's, so
+    // it takes as long as any wrong password.
+    if (hash === null || Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
+      await this.compare(password, this.dummyHash, checkedFor);
       return false;
     }
-    return this.compare(password, hash);
+    return this.compare(password, hash, checkedFor);
   }
 
-  private async compare(password: string, hash: string): Promise<boolean> {
-    try {
-      return await this.queue.run(() => bcrypt.compare(password, hash));
-    } catch {
-      // A stored value that is not a bcrypt hash matches no password.
-      return false;
-    }
+  private compare(password: string, hash: string, checkedFor: CheckedFor | undefined): Promise<boolean> {
+    const turn =
+      checkedFor === undefined
+        ? { bounded: true }
+        : {
+            bounded: true,
+            lane: `user:${checkedFor.username}`,
+            shares: [`user:${checkedFor.username}`, `addr:${checkedFor.clientAddress}`],
+          };
+    // A stored value that is not a bcrypt hash matches no password.
+    return this.queue.run(() => bcrypt.compare(password, hash).catch(() => false), turn);
   }
 }

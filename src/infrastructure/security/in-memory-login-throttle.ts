@@ -1,28 +1,36 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../application/ports/clock';
-import type { LoginThrottle } from '../../application/ports/login-throttle';
+import type { LoginThrottle, Reservation } from '../../application/ports/login-throttle';
 
 export interface LoginThrottleOptions {
-  /** Failures within the window that block a subject. */
+  /** Attempts within the window that block a subject. */
   limit?: number;
   windowMs?: number;
   /** Most subjects remembered; beyond it the longest-remembered are forgotten first. */
   maxSubjects?: number;
 }
 
+/** One counted attempt: when, and the name it is released by. */
+interface Attempt {
+  at: number;
+  id: string;
+}
+
 /**
- * A sliding log per subject: the times of its latest failures. A subject with `limit` failures
- * inside the window is blocked until the oldest of those leaves the window, so after the 10th
- * failure even the right password waits out the full window. Only the latest `limit` times are
- * kept, and subjects with nothing inside the window are swept, so memory stays bounded.
+ * A sliding log per subject: its attempts counted inside the window (every failure, and the
+ * attempts whose password is still being checked). A subject with `limit` of them is refused until
+ * the oldest leaves the window, so after the 10th failure even the right password waits out the
+ * full window. A reservation checks and counts in one synchronous step, so concurrent sign-ins
+ * cannot all slip in before the first is counted. At most `limit` attempts are ever kept per
+ * subject, and subjects with nothing inside the window are swept, so memory stays bounded.
  *
- * Per process: several instances each count on their own (a shared store would be needed to
- * count across them).
+ * Per process: several instances each count on their own (RedisLoginThrottle counts across them).
  */
 export class InMemoryLoginThrottle implements LoginThrottle {
   private readonly limit: number;
   private readonly windowMs: number;
   private readonly maxSubjects: number;
-  private readonly failures = new Map<string, number[]>();
+  private readonly attempts = new Map<string, Attempt[]>();
   private lastSweep = 0;
 
   constructor(
@@ -34,42 +42,47 @@ export class InMemoryLoginThrottle implements LoginThrottle {
     this.maxSubjects = options.maxSubjects ?? 100_000;
   }
 
-  async blockedFor(subjects: string[]): Promise<number> {
-    const now = this.clock.now().getTime();
-    let longest = 0;
-    for (const subject of subjects) {
-      const times = this.recent(subject, now);
-      if (times.length >= this.limit) {
-        const releasedAt = times[times.length - this.limit] + this.windowMs;
-        longest = Math.max(longest, Math.ceil((releasedAt - now) / 1000));
-      }
-    }
-    return longest;
-  }
-
-  async recordFailure(subjects: string[]): Promise<void> {
+  async reserve(subjects: string[]): Promise<Reservation> {
     const now = this.clock.now().getTime();
     this.sweep(now);
+    let wait = 0;
     for (const subject of subjects) {
-      const times = this.recent(subject, now);
-      times.push(now);
-      if (times.length > this.limit) times.splice(0, times.length - this.limit);
-      // Re-inserting moves the subject to the end, so the oldest-touched are evicted first.
-      this.failures.delete(subject);
-      this.failures.set(subject, times);
+      const kept = this.recent(subject, now);
+      if (kept.length >= this.limit) {
+        const releasedAt = kept[kept.length - this.limit].at + this.windowMs;
+        wait = Math.max(wait, Math.ceil((releasedAt - now) / 1000));
+      }
     }
-    while (this.failures.size > this.maxSubjects) {
-      const oldest = this.failures.keys().next().value as string;
-      this.failures.delete(oldest);
+    if (wait > 0) return { granted: false, retryAfterSeconds: wait };
+
+    const id = `${now}:${randomUUID()}`;
+    for (const subject of subjects) {
+      // Re-inserting moves the subject to the end, so the oldest-touched are evicted first.
+      const kept = this.recent(subject, now);
+      this.attempts.delete(subject);
+      this.attempts.set(subject, [...kept, { at: now, id }]);
+    }
+    while (this.attempts.size > this.maxSubjects) {
+      const oldest = this.attempts.keys().next().value as string;
+      this.attempts.delete(oldest);
+    }
+    return { granted: true, attempt: id };
+  }
+
+  async release(subjects: string[], attempt: string): Promise<void> {
+    for (const subject of subjects) {
+      const kept = (this.attempts.get(subject) ?? []).filter((counted) => counted.id !== attempt);
+      if (kept.length === 0) this.attempts.delete(subject);
+      else this.attempts.set(subject, kept);
     }
   }
 
-  private recent(subject: string, now: number): number[] {
-    const times = this.failures.get(subject) ?? [];
+  private recent(subject: string, now: number): Attempt[] {
+    const all = this.attempts.get(subject) ?? [];
     const cutoff = now - this.windowMs;
-    const kept = times.filter((t) => t > cutoff);
-    if (kept.length === 0) this.failures.delete(subject);
-    else if (kept.length !== times.length) this.failures.set(subject, kept);
+    const kept = all.filter((counted) => counted.at > cutoff);
+    if (kept.length === 0) this.attempts.delete(subject);
+    else if (kept.length !== all.length) this.attempts.set(subject, kept);
     return kept;
   }
 
@@ -77,8 +90,8 @@ export class InMemoryLoginThrottle implements LoginThrottle {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     const cutoff = now - this.windowMs;
-    for (const [subject, times] of this.failures) {
-      if (times[times.length - 1] <= cutoff) this.failures.delete(subject);
+    for (const [subject, kept] of this.attempts) {
+      if (kept[kept.length - 1].at <= cutoff) this.attempts.delete(subject);
     }
   }
 }

@@ -1,32 +1,49 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../application/ports/clock';
-import type { LoginThrottle } from '../../application/ports/login-throttle';
+import type { LoginThrottle, Reservation } from '../../application/ports/login-throttle';
 import type { RedisCommands } from '../rate-limit/redis-connection';
 
 export interface RedisLoginThrottleOptions {
   /** Every key starts with it. */
   keyPrefix: string;
-  /** Counts too, always, and answers whenever Redis cannot: the rule then holds per instance. */
+  /**
+   * Counts too, always, and decides alone whenever Redis cannot answer: the rule then holds per
+   * instance. It names each attempt, and Redis stores the attempt under the same name.
+   */
   fallback: LoginThrottle;
   logger?: Logger;
   limit?: number;
   windowMs?: number;
 }
 
-// One atomic step per failure: drop what left the window, add this failure, keep only the latest
-// `limit` (older ones can no longer decide anything), and let Redis forget the set a window after
-// its newest failure. ARGV[4], the member, is "<time>:<uuid>": unique, and it carries the time.
-const RECORD_FAILURE = `
+// One atomic step per reservation, so that concurrent sign-ins on every instance are counted one
+// after another: drop what left the window from each subject; if any subject still holds `limit`
+// attempts, answer the milliseconds until its oldest counted one leaves the window and count
+// nothing; otherwise add this attempt (ARGV[4], "<time>:<uuid>") to every subject and let Redis
+// forget a subject a window after its newest attempt.
+const RESERVE = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
+local wait = 0
 for _, key in ipairs(KEYS) do
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  if count >= limit then
+    local oldest = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+    wait = math.max(wait, tonumber(oldest[2]) + window - now)
+  end
+end
+if wait > 0 then return wait end
+for _, key in ipairs(KEYS) do
   redis.call('ZADD', key, now, ARGV[4])
-  redis.call('ZREMRANGEBYRANK', key, 0, -(limit + 1))
   redis.call('PEXPIRE', key, window)
 end
+return 0`;
+
+const RELEASE = `
+for _, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
 return 0`;
 
 // Errors are logged at most this often: during an outage every login would report one.
@@ -34,11 +51,12 @@ const LOG_INTERVAL_MS = 60_000;
 
 /**
  * The rule of InMemoryLoginThrottle, kept in Redis so that every instance counts the same
- * failures: a sliding log per subject (a sorted set of failure times, scored in milliseconds); a
- * subject with `limit` failures inside the window is blocked until the oldest of those leaves it.
- * Same cut-off (a failure exactly one window old no longer counts), same rounding up to whole
- * seconds. Times come from the injected clock, so instances should keep their clocks in step.
- * Subjects are stored hashed: usernames stay out of Redis and keys stay short whatever was typed.
+ * attempts: a sliding log per subject (a sorted set of attempts, scored by their time in
+ * milliseconds); a subject with `limit` attempts inside the window is refused until the oldest of
+ * them leaves it. Same cut-off (an attempt exactly one window old no longer counts), same rounding
+ * up to whole seconds. Times come from the injected clock, so instances should keep their clocks in
+ * step. Subjects are stored hashed: usernames stay out of Redis and keys stay short whatever was
+ * typed.
  */
 export class RedisLoginThrottle implements LoginThrottle {
   private readonly limit: number;
@@ -54,46 +72,47 @@ export class RedisLoginThrottle implements LoginThrottle {
     this.windowMs = options.windowMs ?? 15 * 60 * 1000;
   }
 
-  async blockedFor(subjects: string[]): Promise<number> {
+  async reserve(subjects: string[]): Promise<Reservation> {
+    // This instance's own count first: it holds no more than Redis does, so a refusal here is
+    // Redis's answer too, and a grant names the attempt for both.
+    const local = await this.options.fallback.reserve(subjects);
+    if (!local.granted) return local;
     const now = this.clock.now().getTime();
-    const cutoff = now - this.windowMs;
+    let waitMs: number;
     try {
-      const waits = await Promise.all(
-        subjects.map(async (subject) => {
-          const reply = await this.redis.sendCommand([
-            'ZRANGEBYSCORE',
-            this.key(subject),
-            `(${cutoff}`,
-            '+inf',
-          ]);
-          const times = failureTimes(reply);
-          if (times.length < this.limit) return 0;
-          const releasedAt = times[times.length - this.limit] + this.windowMs;
-          return Math.ceil((releasedAt - now) / 1000);
-        }),
+      waitMs = Number(
+        await this.redis.sendCommand([
+          'EVAL',
+          RESERVE,
+          String(subjects.length),
+          ...subjects.map((subject) => this.key(subject)),
+          String(now),
+          String(this.windowMs),
+          String(this.limit),
+          local.attempt,
+        ]),
       );
-      return Math.max(0, ...waits);
     } catch (error) {
       this.report(error);
-      return this.options.fallback.blockedFor(subjects);
+      return local;
     }
+    if (waitMs <= 0) return local;
+    await this.options.fallback.release(subjects, local.attempt);
+    return { granted: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
   }
 
-  async recordFailure(subjects: string[]): Promise<void> {
-    await this.options.fallback.recordFailure(subjects);
-    const now = this.clock.now().getTime();
+  async release(subjects: string[], attempt: string): Promise<void> {
+    await this.options.fallback.release(subjects, attempt);
     try {
       await this.redis.sendCommand([
         'EVAL',
-        RECORD_FAILURE,
+        RELEASE,
         String(subjects.length),
         ...subjects.map((subject) => this.key(subject)),
-        String(now),
-        String(this.windowMs),
-        String(this.limit),
-        `${now}:${randomUUID()}`,
+        attempt,
       ]);
     } catch (error) {
+      // The attempt stays counted in Redis until it leaves the window: the safe side.
       this.report(error);
     }
   }
@@ -109,13 +128,4 @@ export class RedisLoginThrottle implements LoginThrottle {
     this.lastLoggedAt = now;
     this.options.logger?.warn({ err: error }, 'login throttle: Redis failed; counting in this instance');
   }
-}
-
-/**
- * The times of the members listed, ascending. Each member starts with its failure's time (its
- * score too), read from the member so as not to depend on how the protocol version shapes scores.
- */
-function failureTimes(reply: unknown): number[] {
-  if (!Array.isArray(reply)) throw new Error('unexpected reply from Redis');
-  return reply.map((member) => Number(String(member).split(':', 1)[0]));
 }

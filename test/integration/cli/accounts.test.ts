@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Container } from 'inversify';
 import { AuthenticateKey } from '../../../src/application/keys/authenticate-key';
+import { AuthenticateAccount } from '../../../src/application/keys/authenticate-account';
 import { IssueKey } from '../../../src/application/keys/issue-key';
 import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
@@ -28,7 +29,12 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
   }
 
   async function tokenFor(username: string, password = PASSWORD) {
-    const { token } = await container.get(IssueKey).execute({ username, password, clientAddress: 'test' });
+    const account = await container
+      .get(AuthenticateAccount)
+      .execute({ username, password, clientAddress: 'test' });
+    const { token } = await container
+      .get(IssueKey)
+      .execute({ accountId: account.personId, name: null, permissions: null, expiresInDays: null });
     return token;
   }
 

@@ -18,8 +18,9 @@ function basic(username: string, password: string): string {
 let addressSequence = 0;
 
 /**
- * A client address no other test uses. The app trusts X-Forwarded-For here, so each test counts
- * failed logins against its own address and tests cannot throttle one another.
+ * A client address no other test uses. The app trusts X-Forwarded-For from loopback (supertest's
+ * address) here, so each test counts failed logins against its own address and tests cannot
+ * throttle one another.
  */
 function freshAddress(): string {
   addressSequence += 1;
@@ -31,7 +32,7 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
   const clock = new FakeClock();
 
   beforeAll(async () => {
-    t = await createTestApp(target, { env: { TRUST_PROXY: 'true' }, overrides: { clock } });
+    t = await createTestApp(target, { env: { TRUST_PROXY: 'loopback' }, overrides: { clock } });
   });
   afterAll(() => t.close());
 
@@ -146,7 +147,11 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       ['expires_in_days as a string', { expires_in_days: '30' }, 'expires_in_days'],
       ['a name that is not a string', { name: 7 }, 'name'],
       ['a name over 100 characters', { name: 'x'.repeat(101) }, 'name'],
-      ['permissions that are not an array', { permissions: 'read' }, 'permissions'],
+      ['permissions as a string', { permissions: 'read' }, 'permissions'],
+      ['permissions as a number', { permissions: 5 }, 'permissions'],
+      ['permissions as a boolean', { permissions: true }, 'permissions'],
+      ['permissions as an object', { permissions: {} }, 'permissions'],
+      ['permissions holding a number', { permissions: ['read', 5] }, 'permissions'],
       ['an unknown permission', { permissions: ['admin'] }, 'admin'],
       ['an unknown key', { name: 'ok', scope: 'all' }, '"scope"'],
     ])('refuses %s with 400 naming it', async (_title, body, named) => {
@@ -184,6 +189,40 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
     });
   });
 
+  describe('credentials before the body', () => {
+    const bodies: [string, string, string][] = [
+      ['malformed JSON', 'application/json', '{"name":'],
+      ['permissions that are not an array', 'application/json', '{"permissions": 5}'],
+      ['an unknown key', 'application/json', '{"scope": "all"}'],
+      ['a JSON array', 'application/json', '["read"]'],
+      ['a form body', 'application/x-www-form-urlencoded', 'name=laptop'],
+    ];
+
+    it.each(bodies)(
+      'answers %s without credentials with 401 and the Basic challenge',
+      async (_t, type, body) => {
+        const res = await request(t.app)
+          .post('/keys')
+          .set('X-Forwarded-For', freshAddress())
+          .set('Content-Type', type)
+          .send(body);
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe(BASIC_CHALLENGE);
+        expect(res.body).toEqual({ errors: ['missing basic credentials'] });
+      },
+    );
+
+    it.each(bodies)('answers %s with a wrong password like any wrong password', async (_t, type, body) => {
+      const account = await t.createAccount();
+      const res = await issue({ username: account.username, password: 'not the password' })
+        .set('Content-Type', type)
+        .send(body);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe(BASIC_CHALLENGE);
+      expect(res.body).toEqual({ errors: ['wrong username or password'] });
+    });
+  });
+
   describe('wrong credentials', () => {
     it('answers a wrong password and an unknown username alike: 401, one message, the Basic challenge', async () => {
       const account = await t.createAccount();
@@ -195,6 +234,22 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       }
       expect(wrongPassword.body.errors).toHaveLength(1);
       expect(unknownUser.body).toEqual(wrongPassword.body);
+    });
+
+    it('refuses a password longer than 72 bytes whose first 72 bytes are right, and counts it', async () => {
+      const account = await t.createAccount({ password: 'p'.repeat(72) });
+      const address = freshAddress();
+      for (let i = 0; i < 10; i++) {
+        const res = await issue(
+          { username: account.username, password: `${account.password}${i}` },
+          undefined,
+          address,
+        );
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ errors: ['wrong username or password'] });
+      }
+      // Ten failures: the address is locked out, as after any ten wrong passwords.
+      expect((await issue(account, undefined, address)).status).toBe(429);
     });
 
     it('refuses a disabled account with the same 401 even with the right password', async () => {
@@ -261,6 +316,22 @@ describe.each(testDatabases)('issuing keys with POST /keys on $name', (target) =
       expectTooMany(await issue(account, undefined, address));
       // The same account from another address is not affected.
       await issue(account).expect(201);
+    });
+
+    it('counts ::1, 127.0.0.1 and ::ffff:127.0.0.1 as one address', async () => {
+      const account = await t.createAccount();
+      const loopbacks = ['::1', '127.0.0.1', '::ffff:127.0.0.1'];
+      for (let i = 0; i < 10; i++) await fail(`unknown-${i}-${account.username}`, loopbacks[i % 3]);
+      for (const address of loopbacks) expectTooMany(await issue(account, undefined, address));
+      // Frees loopback again for the tests after this one: t.issueToken signs in from 127.0.0.1.
+      clock.advance(15 * 60 * 1000);
+    });
+
+    it('counts the IPv6 addresses of one /64 as one address, and another /64 apart', async () => {
+      const account = await t.createAccount();
+      for (let i = 0; i < 10; i++) await fail(`unknown-${i}-${account.username}`, `2001:db8:7:7::${i + 1}`);
+      expectTooMany(await issue(account, undefined, '2001:db8:7:7:ffff:ffff:ffff:fffe'));
+      await issue(account, undefined, '2001:db8:7:8::1').expect(201);
     });
 
     it('still lets the right password through after 9 failures', async () => {

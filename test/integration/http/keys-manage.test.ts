@@ -1,4 +1,8 @@
 import request from 'supertest';
+import { GrantPermission } from '../../../src/application/accounts/grant-permission';
+import { RevokePermission } from '../../../src/application/accounts/revoke-permission';
+import type { AuditLog } from '../../../src/application/ports/audit-log';
+import { TYPES } from '../../../src/application/ports/tokens';
 import { createTestApp, type TestAccount, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { FakeClock } from '../../unit/support/fake-clock';
@@ -44,6 +48,37 @@ describe.each(testDatabases)('listing and revoking keys on $name', (target) => {
     request(t.app).delete(`/keys/${id}`).set('Authorization', `Bearer ${key.token}`);
 
   describe('GET /keys', () => {
+    it('shows a permission revoked from the account gone from its keys, and a later grant does not bring it back', async () => {
+      const account = await t.createAccount({ permissions: ['read', 'write'] });
+      const both = await issueKey(account);
+      const readOnly = await issueKey(account, { permissions: ['read'] });
+      const writeOnly = await issueKey(account, { permissions: ['write'] });
+
+      await t.container.get(RevokePermission).execute({ username: account.username, permissions: ['write'] });
+      const listed = async () =>
+        (await list(both).expect(200)).body.map((key: { permissions: string[] }) => key.permissions);
+      expect(await listed()).toEqual([['read'], ['read'], []]);
+
+      await t.container.get(GrantPermission).execute({ username: account.username, permissions: ['write'] });
+      expect(await listed()).toEqual([['read'], ['read'], []]);
+      // What GET /keys shows is what the key can do.
+      await request(t.app)
+        .patch('/people/1')
+        .set('Authorization', `Bearer ${both.token}`)
+        .send({ 'person[first_name]': 'X' })
+        .expect(401);
+
+      const entries = await t.container.get<AuditLog>(TYPES.AuditLog).list({ limit: 1000 });
+      const restricted = entries.filter((entry) => entry.action === 'key.restrict');
+      expect(restricted.map((e) => [e.subjectId, e.oldValue, e.newValue]).sort()).toEqual(
+        [
+          [both.id, 'read,write', 'read'],
+          [writeOnly.id, 'write', ''],
+        ].sort(),
+      );
+      expect(restricted.map((e) => e.subjectId)).not.toContain(readOnly.id);
+    });
+
     it("lists the account's active keys oldest first, masked, every field present", async () => {
       const account = await t.createAccount({ permissions: ['read', 'write'] });
       const first = await issueKey(account, { name: 'first', permissions: ['read'] });

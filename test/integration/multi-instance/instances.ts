@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type express from 'express';
 import type { Container } from 'inversify';
 import { createClient } from 'redis';
+import { AuthenticateAccount } from '../../../src/application/keys/authenticate-account';
 import { IssueKey } from '../../../src/application/keys/issue-key';
 import type { AccountRepository } from '../../../src/application/ports/account-repository';
 import type { PasswordHasher } from '../../../src/application/ports/password-hasher';
@@ -117,7 +118,7 @@ export interface KeyHolder {
 }
 
 /**
- * An account with `permissions` and a key for it, issued through IssueKey from an address of its
+ * An account with `permissions` and a key for it, signed in from an address of its
  * own, so that the login throttle's per-address count of one test never reaches another.
  */
 export async function accountWithKey(
@@ -134,9 +135,12 @@ export async function accountWithKey(
     lastName: uniqueName('Holder'),
     role: 'member',
   });
+  await container
+    .get(AuthenticateAccount)
+    .execute({ username, password: TEST_PASSWORD, clientAddress: uniqueAddress() });
   const { token } = await container
     .get(IssueKey)
-    .execute({ username, password: TEST_PASSWORD, clientAddress: uniqueAddress() });
+    .execute({ accountId: account.personId, name: null, permissions: null, expiresInDays: null });
   return { username, password: TEST_PASSWORD, personId: account.personId, token };
 }
 

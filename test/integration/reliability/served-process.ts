@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { AuthenticateAccount } from '../../../src/application/keys/authenticate-account';
 import { IssueKey } from '../../../src/application/keys/issue-key';
 import type { AccountRepository } from '../../../src/application/ports/account-repository';
 import type { PasswordHasher } from '../../../src/application/ports/password-hasher';
@@ -55,9 +56,12 @@ export async function seedDirectory(options: {
       firstName: 'Key',
       lastName: 'Holder',
     });
+    const account = await container
+      .get(AuthenticateAccount)
+      .execute({ username, password: TEST_PASSWORD, clientAddress: '127.0.0.1' });
     const { token } = await container
       .get(IssueKey)
-      .execute({ username, password: TEST_PASSWORD, clientAddress: '127.0.0.1' });
+      .execute({ accountId: account.personId, name: null, permissions: null, expiresInDays: null });
     const person = newPerson({ firstName: 'Original' });
     await container.get<PersonRepository>(TYPES.PersonRepository).insertMany([person]);
     const [{ id }] = await database.dataSource.query('SELECT id FROM people WHERE first_name = $1', [

@@ -19,7 +19,7 @@ export function accountsFixture() {
     directory,
     createAccount: new CreateAccount(directory.unitOfWork, hasher),
     grant: new GrantPermission(directory.unitOfWork),
-    revoke: new RevokePermission(directory.unitOfWork),
+    revoke: new RevokePermission(directory.unitOfWork, clock),
     changePassword: new ChangePassword(directory.unitOfWork, hasher),
     disable: new DisableAccount(directory.unitOfWork),
     enable: new EnableAccount(directory.unitOfWork),

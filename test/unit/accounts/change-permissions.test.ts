@@ -54,6 +54,45 @@ describe('GrantPermission and RevokePermission', () => {
     });
   });
 
+  it("takes a revoked permission from the account's active keys too, auditing each key changed", async () => {
+    const { clock, directory, revoke, grant } = await withAccount(['read', 'write']);
+    const account = (await directory.accounts.findByUsername('bot'))!;
+    const newKey = (n: number, permissions: ('read' | 'write')[], expiresAt: Date | null = null) =>
+      directory.keys.create({
+        accountId: account.personId,
+        name: null,
+        prefix: `mdk_000${n}`,
+        tokenHash: `hash${n}`,
+        permissions,
+        createdAt: clock.now(),
+        expiresAt,
+      });
+    const both = await newKey(1, ['read', 'write']);
+    const readOnly = await newKey(2, ['read']);
+    const expired = await newKey(3, ['read', 'write'], new Date(clock.now().getTime() + 1000));
+    clock.advance(1000);
+
+    await revoke.execute({ username: 'bot', permissions: ['write'] });
+    await grant.execute({ username: 'bot', permissions: ['write'] });
+
+    const permissionsOf = async (id: number) => (await directory.keys.findById(id))?.permissions;
+    expect(await permissionsOf(both.id)).toEqual(['read']);
+    expect(await permissionsOf(readOnly.id)).toEqual(['read']);
+    // An expired key can never be used again: it is left as it was issued.
+    expect(await permissionsOf(expired.id)).toEqual(['read', 'write']);
+    const keyEntries = (await auditEntries(directory)).filter((entry) => entry.subjectType === 'api_key');
+    expect(keyEntries).toEqual([
+      expect.objectContaining({
+        action: 'key.restrict',
+        actorAccountId: null,
+        subjectId: both.id,
+        field: 'permissions',
+        oldValue: 'read,write',
+        newValue: 'read',
+      }),
+    ]);
+  });
+
   it('answers NotFound for an unknown username', async () => {
     const { grant, revoke } = accountsFixture();
     await expect(grant.execute({ username: 'nobody', permissions: ['read'] })).rejects.toThrow(NotFound);

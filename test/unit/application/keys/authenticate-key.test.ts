@@ -7,12 +7,7 @@ import { keysFixture } from './keys-fixture';
 async function issued(options: { permissions?: ('read' | 'write')[]; expiresInDays?: number } = {}) {
   const fixture = keysFixture();
   const account = await addAccount(fixture.directory, { username: 'ann', password: 'pw' });
-  const { key, token } = await fixture.issueKey.execute({
-    username: 'ann',
-    password: 'pw',
-    clientAddress: 'a',
-    ...options,
-  });
+  const { key, token } = await fixture.issue(account.personId, options);
   return { ...fixture, account, key, token };
 }
 

@@ -1,5 +1,6 @@
+import { AuthenticateAccount } from '../../../../src/application/keys/authenticate-account';
 import { AuthenticateKey } from '../../../../src/application/keys/authenticate-key';
-import { IssueKey } from '../../../../src/application/keys/issue-key';
+import { IssueKey, type IssueKeyInput } from '../../../../src/application/keys/issue-key';
 import { ListKeys } from '../../../../src/application/keys/list-keys';
 import { RevokeKey } from '../../../../src/application/keys/revoke-key';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
@@ -15,13 +16,18 @@ export function keysFixture() {
   const passwords = new FakePasswordHasher();
   const tokens = new TokenCodec();
   const throttle = new InMemoryLoginThrottle(clock);
+  const issueKey = new IssueKey(directory.unitOfWork, tokens, clock);
   return {
     clock,
     directory,
     passwords,
     tokens,
     throttle,
-    issueKey: new IssueKey(directory.accounts, directory.unitOfWork, passwords, tokens, throttle, clock),
+    authenticateAccount: new AuthenticateAccount(directory.accounts, passwords, throttle),
+    issueKey,
+    /** IssueKey for a signed-in account, with every option at its default unless given. */
+    issue: (accountId: number, options: Partial<Omit<IssueKeyInput, 'accountId'>> = {}) =>
+      issueKey.execute({ accountId, name: null, permissions: null, expiresInDays: null, ...options }),
     authenticate: new AuthenticateKey(directory.keys, tokens, clock),
     listKeys: new ListKeys(directory.keys, clock),
     revokeKey: new RevokeKey(directory.unitOfWork, clock),

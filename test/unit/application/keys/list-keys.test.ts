@@ -3,19 +3,18 @@ import { keysFixture } from './keys-fixture';
 
 describe('ListKeys', () => {
   it("lists the account's active keys oldest first, leaving out revoked, expired and others' keys", async () => {
-    const { clock, directory, issueKey, listKeys } = keysFixture();
+    const { clock, directory, issue, listKeys } = keysFixture();
     const ann = await addAccount(directory, { username: 'ann', password: 'pw' });
-    await addAccount(directory, { username: 'bob', password: 'pw' });
-    const login = { username: 'ann', password: 'pw', clientAddress: 'a' };
+    const bob = await addAccount(directory, { username: 'bob', password: 'pw' });
 
-    const first = (await issueKey.execute({ ...login, name: 'first' })).key;
+    const first = (await issue(ann.personId, { name: 'first' })).key;
     clock.advance(1000);
-    const revoked = (await issueKey.execute({ ...login, name: 'revoked' })).key;
+    const revoked = (await issue(ann.personId, { name: 'revoked' })).key;
     clock.advance(1000);
-    await issueKey.execute({ ...login, name: 'expiring', expiresInDays: 1 });
+    await issue(ann.personId, { name: 'expiring', expiresInDays: 1 });
     clock.advance(1000);
-    const last = (await issueKey.execute({ ...login, name: 'last' })).key;
-    await issueKey.execute({ username: 'bob', password: 'pw', clientAddress: 'a' });
+    const last = (await issue(ann.personId, { name: 'last' })).key;
+    await issue(bob.personId);
     await directory.keys.revoke(revoked.id, clock.now());
     clock.advance(24 * 60 * 60 * 1000);
 

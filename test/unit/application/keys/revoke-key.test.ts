@@ -5,12 +5,10 @@ import { keysFixture } from './keys-fixture';
 async function twoAccounts() {
   const fixture = keysFixture();
   const ann = await addAccount(fixture.directory, { username: 'ann', password: 'pw' });
-  await addAccount(fixture.directory, { username: 'bob', password: 'pw' });
-  const issue = (username: string) =>
-    fixture.issueKey.execute({ username, password: 'pw', clientAddress: 'a' });
-  const annKey = await issue('ann');
-  const annOther = await issue('ann');
-  const bobKey = await issue('bob');
+  const bob = await addAccount(fixture.directory, { username: 'bob', password: 'pw' });
+  const annKey = await fixture.issue(ann.personId);
+  const annOther = await fixture.issue(ann.personId);
+  const bobKey = await fixture.issue(bob.personId);
   return {
     ...fixture,
     ann,
