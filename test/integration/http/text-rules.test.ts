@@ -170,6 +170,26 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
       },
     );
 
+    it('matches case-insensitively by Unicode case folding, in the query string and in a body', async () => {
+      const tag = uniqueName('Fold');
+      const sisyphus = await addPerson({ firstName: 'ΣΊΣΥΦΟΣ', lastName: tag });
+      const strasse = await addPerson({
+        firstName: 'Zoe\u0308',
+        lastName: `Straße${tag}`,
+        contacts: [{ kind: 'email', value: `ZOË.${tag}@EXAMPLE.ORG`, label: null }],
+      });
+      const idsOf = (res: request.Response) => res.body.map((p: { id: number }) => p.id);
+      expect(idsOf(await search(`first_name=${encodeURIComponent('σίσυφος')}&last_name=${tag}`))).toEqual([
+        sisyphus,
+      ]);
+      expect(
+        idsOf(await searchBody(JSON.stringify({ last_name: `STRASSE${tag}`, first_name: 'ZOË' }))),
+      ).toEqual([strasse]);
+      expect(idsOf(await search(`email=${encodeURIComponent(`zoe\u0308.${tag}@example.org`)}`))).toEqual([
+        strasse,
+      ]);
+    });
+
     it('still reads a % that starts no escape, as before', async () => {
       const res = await search('last_name=100%');
       expect(res.status).toBe(200);
