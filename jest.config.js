@@ -16,8 +16,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
-  // inversify 8 and PGlite ship ESM only; Jest must transform them to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs|@electric-sql)/)'],
+  // inversify 8, PGlite and the Unicode data ship ESM only; Jest must transform them to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs|@electric-sql|@unicode)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   testTimeout: 30000,
 };

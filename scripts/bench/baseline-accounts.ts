@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
+import { foldCase } from '../../src/domain/text';
 import { BASELINE_SCHEMA, type BenchDatabase } from './bench-database';
 
 export interface BenchAccount {
@@ -22,9 +23,16 @@ export async function addBaselineAccount(
 ): Promise<void> {
   const hash = await bcrypt.hash(account.password, bcryptCost);
   const [person] = await database.query<{ id: number }>(
-    `INSERT INTO ${BASELINE_SCHEMA}.people (role, first_name, last_name, username, password_hash, permissions)
-     VALUES ($1, $2, $2, $2, $3, $4) RETURNING id`,
-    [account.admin ? 'admin' : 'member', account.username, hash, account.permissions],
+    `INSERT INTO ${BASELINE_SCHEMA}.people (role, first_name, last_name, first_name_folded, last_name_folded,
+                                            username, password_hash, permissions)
+     VALUES ($1, $2, $2, $3, $3, $2, $4, $5) RETURNING id`,
+    [
+      account.admin ? 'admin' : 'member',
+      account.username,
+      foldCase(account.username),
+      hash,
+      account.permissions,
+    ],
   );
   if (token === undefined) return;
   await database.query(

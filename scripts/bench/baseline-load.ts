@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
+import { foldCase } from '../../src/domain/text';
 import type { ImportRecord } from './generate-directory';
 
 const BATCH = 5000;
@@ -31,8 +32,8 @@ export async function baselineLoad(connection: { connectionString: string; schem
       const batch = records.slice(offset, offset + BATCH);
       const ids = batch.map(() => nextId++);
       await client.query(
-        `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+        `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, first_name_folded, last_name_folded)
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
         [
           ids,
           batch.map((r) => r.role),
@@ -40,17 +41,20 @@ export async function baselineLoad(connection: { connectionString: string; schem
           batch.map((r) => r.last_name),
           batch.map((r) => r.chat_id || null),
           batch.map((r) => r.planner_id || null),
+          batch.map((r) => foldCase(r.first_name)),
+          batch.map((r) => foldCase(r.last_name)),
         ],
       );
       const contacts = batch.flatMap((r, i) => r.contacts.map((c) => ({ ...c, personId: ids[i] })));
       await client.query(
-        `INSERT INTO contacts (person_id, kind, value, label)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[])`,
+        `INSERT INTO contacts (person_id, kind, value, label, value_folded)
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`,
         [
           contacts.map((c) => c.personId),
           contacts.map((c) => c.kind),
           contacts.map((c) => c.value),
           contacts.map((c) => c.label),
+          contacts.map((c) => (c.kind === 'email' ? foldCase(c.value) : null)),
         ],
       );
       const memberships = batch.flatMap((r, i) => r.memberships.map((m) => ({ ...m, personId: ids[i] })));

@@ -1,3 +1,5 @@
+import { foldCase } from '../../src/domain/text';
+
 /**
  * The SQL of the baseline server: one statement per request that returns each person already
  * rendered as JSON text (the service's shape, SPEC §1), so node only concatenates strings.
@@ -41,8 +43,9 @@ function current(afterParam: string | null): string {
   AND m.start_date <= $1::date AND (m.end_date IS NULL OR m.end_date >= $1::date))`;
 }
 
+/** Case-insensitive substring: a LIKE on the folded column, with % _ and \ escaped. */
 function likePattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${foldCase(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** `SELECT p.id, <json> AS body FROM people p WHERE ... ORDER BY p.id [LIMIT]` with its values. */
@@ -62,10 +65,12 @@ export function searchSql(
     // email index yields; as a join it guesses hundreds of matches (a partial expression index
     // has no statistics) and scans all people.
     where.push(`p.id = ANY (ARRAY(SELECT c.person_id FROM contacts c
-      WHERE c.kind = 'email' AND lower(c.value) = lower(${bind(filter.email)})))`);
+      WHERE c.kind = 'email' AND c.value_folded = ${bind(foldCase(filter.email))}))`);
   }
-  if (filter.firstName !== undefined) where.push(`p.first_name ILIKE ${bind(likePattern(filter.firstName))}`);
-  if (filter.lastName !== undefined) where.push(`p.last_name ILIKE ${bind(likePattern(filter.lastName))}`);
+  if (filter.firstName !== undefined)
+    where.push(`p.first_name_folded LIKE ${bind(likePattern(filter.firstName))}`);
+  if (filter.lastName !== undefined)
+    where.push(`p.last_name_folded LIKE ${bind(likePattern(filter.lastName))}`);
   if (filter.chatId !== undefined) where.push(`p.chat_id = ${bind(filter.chatId)}`);
   const afterParam = page.after === undefined ? null : bind(page.after);
   if (afterParam !== null) where.push(`p.id > ${afterParam}`);
@@ -84,7 +89,7 @@ export function searchSql(
  * The update, its audit entries and the new person in one statement: lock the row, update it,
  * log each changed field with old and new value, and render the result.
  * $1 today, $2 id, $3 first_name, $4 last_name, $5 chat_id, $6 whether chat_id is given,
- * $7 actor account, $8 actor key.
+ * $7 actor account, $8 actor key, $9 and $10 the folded first and last name.
  */
 export const UPDATE_SQL = `
 WITH old AS (
@@ -93,6 +98,8 @@ WITH old AS (
   UPDATE people p SET
     first_name = coalesce($3, old.first_name),
     last_name = coalesce($4, old.last_name),
+    first_name_folded = coalesce($9, p.first_name_folded),
+    last_name_folded = coalesce($10, p.last_name_folded),
     chat_id = CASE WHEN $6::boolean THEN $5 ELSE old.chat_id END,
     version = p.version + 1,
     updated_at = now()

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import bcrypt from 'bcrypt';
 import { Pool } from 'pg';
+import { foldCase } from '../../src/domain/text';
 import {
   ACCOUNT_SQL,
   type BaselineFilter,
@@ -144,15 +145,19 @@ async function updatePerson(req: IncomingMessage, res: ServerResponse, id: numbe
   const body = JSON.parse(await readBody(req)) as Record<string, string | null>;
   const chatGiven = 'person[chat_id]' in body;
   const chatId = body['person[chat_id]'] === '' ? null : (body['person[chat_id]'] ?? null);
+  const firstName = body['person[first_name]']?.trim() ?? null;
+  const lastName = body['person[last_name]']?.trim() ?? null;
   const { rows } = await pool.query<{ body: string }>(UPDATE_SQL, [
     today(),
     id,
-    body['person[first_name]']?.trim() ?? null,
-    body['person[last_name]']?.trim() ?? null,
+    firstName,
+    lastName,
     chatId,
     chatGiven,
     key.person_id,
     key.id,
+    firstName === null ? null : foldCase(firstName),
+    lastName === null ? null : foldCase(lastName),
   ]);
   if (rows.length === 0) throw new HttpError(404, 'person not found');
   send(res, 200, rows[0].body);

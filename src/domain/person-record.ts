@@ -1,6 +1,7 @@
 import { isCalendarDate } from './calendar-date';
 import { type ContactKind, isContactKind } from './contact';
-import { CONTROL_CHARACTERS, checkChatId, checkName, type Person, ROLES, type Role } from './person';
+import { checkChatId, checkName, type Person, ROLES, type Role } from './person';
+import { checkText } from './text';
 
 /**
  * One person in the import and export file (SPEC §5): clubs by name, no ids, every field present
@@ -36,9 +37,6 @@ const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
 // Deliberately loose: one @ with something on either side and no spaces. Real validation of an
 // address is sending it mail, which is not the directory's job.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
-// An address is one multi-line string: line breaks and tabs are allowed there, nothing else.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
-const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 type Fields = Record<string, unknown>;
 
@@ -52,20 +50,19 @@ function unknownFields(path: string, value: Fields, allowed: string[], errors: s
   }
 }
 
-/** An optional short text: absent, null and "" mean not set. */
+/** An optional short text: absent, null and blank mean not set. */
 function optionalText(field: string, value: unknown, errors: string[]): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') {
     errors.push(`${field} must be a string or null`);
     return null;
   }
-  const trimmed = value.trim();
-  if (trimmed.length > SHORT_TEXT_MAX_LENGTH) {
-    errors.push(`${field} must be at most ${SHORT_TEXT_MAX_LENGTH} characters`);
-  } else if (CONTROL_CHARACTERS.test(trimmed)) {
-    errors.push(`${field} must not contain control characters`);
+  const checked = checkText(value, { maxLength: SHORT_TEXT_MAX_LENGTH });
+  if ('problem' in checked) {
+    errors.push(`${field} ${checked.problem}`);
+    return null;
   }
-  return trimmed === '' ? null : trimmed;
+  return checked.text === '' ? null : checked.text;
 }
 
 function requiredName(field: string, value: unknown, errors: string[]): string {
@@ -128,12 +125,11 @@ function contact(path: string, value: unknown, errors: string[]): CheckedRecord[
     errors.push(`${path}.value must be a string`);
     return fallback;
   }
-  const text = value.value.trim();
-  const control = kind === 'address' ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS;
-  if (text === '') errors.push(`${path}.value must not be empty`);
-  else if (text.length > CONTACT_VALUE_MAX_LENGTH) {
-    errors.push(`${path}.value must be at most ${CONTACT_VALUE_MAX_LENGTH} characters`);
-  } else if (control.test(text)) errors.push(`${path}.value must not contain control characters`);
+  // An address is one multi-line string: line breaks and tabs are allowed there, nowhere else.
+  const checked = checkText(value.value, { maxLength: CONTACT_VALUE_MAX_LENGTH, lines: kind === 'address' });
+  const text = 'text' in checked ? checked.text : '';
+  if ('problem' in checked) errors.push(`${path}.value ${checked.problem}`);
+  else if (text === '') errors.push(`${path}.value must not be empty`);
   else if (kind === 'email' && !EMAIL_SHAPE.test(text)) {
     errors.push(`${path}.value is not an email address`);
   }

@@ -1,5 +1,6 @@
 import type { Contact } from './contact';
 import type { Membership } from './membership';
+import { checkIdentifier, checkText } from './text';
 
 export const ROLES = ['member', 'admin'] as const;
 
@@ -34,27 +35,23 @@ export interface PersonChanges {
 export const NAME_MAX_LENGTH = 100;
 export const CHAT_ID_MAX_LENGTH = 64;
 
-// Control characters, including newlines and tabs, have no place in a name.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what it detects
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** Checks and normalises a name; returns the trimmed value or an error message. */
+/** Checks a name; returns it as stored (NFC, trimmed) or an error message naming the field. */
 export function checkName(field: string, value: unknown): { value: string } | { error: string } {
   if (typeof value !== 'string') return { error: `${field} must be a string` };
-  const trimmed = value.trim();
-  if (trimmed.length === 0) return { error: `${field} must not be empty` };
-  if (trimmed.length > NAME_MAX_LENGTH)
-    return { error: `${field} must be at most ${NAME_MAX_LENGTH} characters` };
-  if (CONTROL_CHARACTERS.test(trimmed)) return { error: `${field} must not contain control characters` };
-  return { value: trimmed };
+  const checked = checkText(value, { maxLength: NAME_MAX_LENGTH });
+  if ('problem' in checked) return { error: `${field} ${checked.problem}` };
+  if (checked.text === '') return { error: `${field} must not be empty` };
+  return { value: checked.text };
 }
 
-/** Checks a chat_id; null or "" mean "not set". Returns the value to store or an error message. */
+/**
+ * Checks a chat_id or planner_id, identifiers the other system compares exactly: null, empty and
+ * white space only mean "not set". Returns the value to store or an error message.
+ */
 export function checkChatId(field: string, value: unknown): { value: string | null } | { error: string } {
-  if (value === null || value === '') return { value: null };
+  if (value === null) return { value: null };
   if (typeof value !== 'string') return { error: `${field} must be a string or null` };
-  if (value.length > CHAT_ID_MAX_LENGTH)
-    return { error: `${field} must be at most ${CHAT_ID_MAX_LENGTH} characters` };
-  if (CONTROL_CHARACTERS.test(value)) return { error: `${field} must not contain control characters` };
-  return { value };
+  const checked = checkIdentifier(value, CHAT_ID_MAX_LENGTH);
+  if ('problem' in checked) return { error: `${field} ${checked.problem}` };
+  return { value: checked.text === '' ? null : checked.text };
 }

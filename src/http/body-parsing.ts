@@ -1,6 +1,8 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { InvalidInput } from '../domain/errors';
 import { HttpError } from './http-error';
+import { isUndecodableBody, NOT_UTF8, undecodableParameter } from './undecodable-text';
+import { quoteName } from './validation';
 
 const BODY_LIMIT = 16 * 1024;
 export const TOO_LARGE_MESSAGE = 'the request body is larger than 16 KiB';
@@ -10,18 +12,26 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const bodyLengths = new WeakMap<Request, number>();
 
-function remember(req: Request, _res: unknown, buffer: Buffer): void {
+// What the parsers would pass over without a word, kept here to refuse it: bytes that are not
+// UTF-8 (decoded to U+FFFD) and a `__proto__` key in a form (dropped by qs).
+const rawProblems = new WeakMap<Request, string>();
+
+function remember(req: Request, _res: unknown, buffer: Buffer, encoding: string): void {
   bodyLengths.set(req, buffer.length);
+  if (isUndecodableBody(buffer, encoding)) rawProblems.set(req, `the request body ${NOT_UTF8}`);
 }
 
-// The form parser (qs) drops a `__proto__` key without a word; its raw key is kept here to refuse it.
-const droppedFormKeys = new WeakMap<Request, string>();
-
-function rememberForm(req: Request, res: unknown, buffer: Buffer): void {
-  remember(req, res, buffer);
-  for (const key of new URLSearchParams(buffer.toString('utf8')).keys()) {
+function rememberForm(req: Request, res: unknown, buffer: Buffer, encoding: string): void {
+  remember(req, res, buffer, encoding);
+  const text = buffer.toString('latin1');
+  const undecodable = undecodableParameter(text);
+  if (undecodable !== null) {
+    rawProblems.set(req, `${quoteName(undecodable)} ${NOT_UTF8}`);
+    return;
+  }
+  for (const key of new URLSearchParams(text).keys()) {
     if (FORBIDDEN_KEYS.has(key)) {
-      droppedFormKeys.set(req, key);
+      rawProblems.set(req, `the key "${key}" is not allowed`);
       return;
     }
   }
@@ -40,21 +50,16 @@ function sendsBody(req: Request): boolean {
 // recursively, and a 16 KiB body of brackets would exhaust their stack (a 500 instead of a 400).
 const MAX_DEPTH = 32;
 
-// PostgreSQL text cannot hold U+0000: a value with it could never match or be stored, and the
-// database would refuse the query outright (a 500 instead of a 400).
-export const NUL_MESSAGE = 'text must not contain the NUL character (U+0000)';
-
 /**
- * What is wrong with a parsed body's shape: a prototype key, nesting too deep, or a NUL character
- * in a key or a value; null if nothing.
+ * What is wrong with a parsed body's shape: a prototype key or nesting too deep; null if nothing.
+ * Its text is checked field by field, by the rules of SPEC §1 (src/domain/text.ts), so that the
+ * answer names the field.
  */
 function shapeProblem(value: unknown, depth = 1): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? `the request body's ${NUL_MESSAGE}` : null;
   if (value === null || typeof value !== 'object') return null;
   if (depth > MAX_DEPTH) return `the request body is nested more than ${MAX_DEPTH} levels deep`;
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) return `the key "${key}" is not allowed`;
-    if (key.includes('\u0000')) return `the request body's ${NUL_MESSAGE}`;
     const nested = shapeProblem((value as Record<string, unknown>)[key], depth + 1);
     if (nested !== null) return nested;
   }
@@ -89,15 +94,15 @@ function refuseOtherMediaTypes(types: BodyType[]): RequestHandler {
  * Only a JSON object is a valid body here (never an array or a bare value), and keys that name
  * prototype machinery are refused outright rather than dropped, so that no later spread can
  * pollute a prototype and no filter is silently widened; so are a body nested deeper than any
- * valid one and text the database cannot hold.
+ * valid one and bytes that are not the UTF-8 they claim to be.
  */
 const refuseBadShapes: RequestHandler = (req, _res, next) => {
   if (!hasParsedBody(req)) return next();
   if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
     return next(new InvalidInput('the request body must be a JSON object'));
   }
-  const dropped = droppedFormKeys.get(req);
-  if (dropped !== undefined) return next(new InvalidInput(`the key "${dropped}" is not allowed`));
+  const raw = rawProblems.get(req);
+  if (raw !== undefined) return next(new InvalidInput(raw));
   const problem = shapeProblem(req.body);
   if (problem !== null) return next(new InvalidInput(problem));
   next();

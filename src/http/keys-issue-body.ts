@@ -1,4 +1,4 @@
-import { IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { KEY_NAME_MAX_LENGTH, MAX_EXPIRES_IN_DAYS } from '../domain/api-key';
 import { InvalidInput } from '../domain/errors';
@@ -20,8 +20,12 @@ function firstUnknown(value: unknown): unknown {
 export class IssueKeyBody {
   @IsOptional()
   @IsString({ message: 'must be a string' })
-  @MaxLength(KEY_NAME_MAX_LENGTH, { message: `must be at most ${KEY_NAME_MAX_LENGTH} characters` })
-  @JSONSchema({ type: ['string', 'null'], description: 'A label for the key, to tell keys apart.' })
+  // The length (in characters, not UTF-16 units) and the characters are IssueKey's to check.
+  @JSONSchema({
+    type: ['string', 'null'],
+    maxLength: KEY_NAME_MAX_LENGTH,
+    description: 'A label for the key, to tell keys apart.',
+  })
   name?: string | null;
 
   @IsOptional()

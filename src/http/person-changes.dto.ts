@@ -7,7 +7,7 @@ const STRING = { message: 'must be a string' };
 const NAME_SCHEMA = {
   minLength: 1,
   maxLength: NAME_MAX_LENGTH,
-  description: 'Trimmed; 1 to 100 characters, no control characters.',
+  description: 'Trimmed and stored in Unicode NFC; 1 to 100 characters, no control characters.',
 };
 
 /**
@@ -25,13 +25,14 @@ export class PersonChangesDto {
   @JSONSchema(NAME_SCHEMA)
   last_name?: string;
 
-  // null (or "") clears the chat_id.
+  // null, "" or white space only clears the chat_id.
   @ValidateIf((_object, value) => value !== undefined && value !== null)
   @IsString({ message: 'must be a string or null' })
   @JSONSchema({
     type: ['string', 'null'],
     maxLength: CHAT_ID_MAX_LENGTH,
-    description: 'null or "" clears it; unique across people.',
+    description:
+      'null, "" or white space only clears it; unique across people; stored exactly as given, so it must be in Unicode NFC; 1 to 64 characters, no control characters.',
   })
   chat_id?: string | null;
 }

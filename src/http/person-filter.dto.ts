@@ -1,14 +1,24 @@
-import { IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsString, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../domain/person-filter';
+import { IsText } from './is-text';
 
 // Decorators are listed type check first: for a value of the wrong type only its message is shown.
 // Absent means "no filter on this field"; null is a value, and not a valid one.
 const unlessAbsent = () => ValidateIf((_object, value) => value !== undefined);
 
 const STRING = { message: 'must be a string' };
-const SHORT = { message: `must be at most ${FILTER_STRING_MAX_LENGTH} characters` };
 const BOOLEAN = { message: 'must be true or false' };
+// maxLength in JSON Schema counts characters (code points), as IsText does.
+const EMAIL = {
+  maxLength: FILTER_STRING_MAX_LENGTH,
+  description: "Case-insensitive exact match against any of the person's email contacts.",
+};
+const SUBSTRING = {
+  maxLength: FILTER_STRING_MAX_LENGTH,
+  description: 'Case-insensitive substring match; %, _ and \\ match themselves.',
+};
+const EXACT = { maxLength: FILTER_STRING_MAX_LENGTH, description: 'Exact, case-sensitive match.' };
 
 /**
  * PersonFilter as the API spells it: the JSON body of GET /people and POST /people/search, or the
@@ -17,26 +27,26 @@ const BOOLEAN = { message: 'must be true or false' };
 export class PersonFilterDto {
   @unlessAbsent()
   @IsString(STRING)
-  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
-  @JSONSchema({ description: "Case-insensitive exact match against any of the person's email contacts." })
+  @IsText(FILTER_STRING_MAX_LENGTH)
+  @JSONSchema(EMAIL)
   email?: string;
 
   @unlessAbsent()
   @IsString(STRING)
-  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
-  @JSONSchema({ description: 'Case-insensitive substring match; %, _ and \\ match themselves.' })
+  @IsText(FILTER_STRING_MAX_LENGTH)
+  @JSONSchema(SUBSTRING)
   first_name?: string;
 
   @unlessAbsent()
   @IsString(STRING)
-  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
-  @JSONSchema({ description: 'Case-insensitive substring match; %, _ and \\ match themselves.' })
+  @IsText(FILTER_STRING_MAX_LENGTH)
+  @JSONSchema(SUBSTRING)
   last_name?: string;
 
   @unlessAbsent()
   @IsString(STRING)
-  @MaxLength(FILTER_STRING_MAX_LENGTH, SHORT)
-  @JSONSchema({ description: 'Exact, case-sensitive match.' })
+  @IsText(FILTER_STRING_MAX_LENGTH)
+  @JSONSchema(EXACT)
   chat_id?: string;
 
   @unlessAbsent()

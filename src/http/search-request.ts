@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
-import { hasParsedBody, NUL_MESSAGE } from './body-parsing';
+import { hasParsedBody } from './body-parsing';
 import { messagesFor } from './error-messages';
 import { MAX_ID, MAX_LIMIT } from './ids';
 import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
+import { NOT_UTF8, undecodableParameter } from './undecodable-text';
 import { quoteName, toValidDto } from './validation';
 
 const PAGE_KEYS = ['limit', 'after'];
@@ -20,14 +21,15 @@ export interface SearchRequest {
   filterParams: [string, string][];
 }
 
-function singleValues(query: Record<string, unknown>): Record<string, string> {
+function singleValues(req: Request): Record<string, string> {
+  const search = req.originalUrl.indexOf('?');
+  const undecodable = search === -1 ? null : undecodableParameter(req.originalUrl.slice(search + 1));
+  if (undecodable !== null) throw new InvalidInput(`query parameter ${quoteName(undecodable)} ${NOT_UTF8}`);
   // No prototype: on a plain object `values.__proto__ = "1"` would vanish, and `?__proto__=1`
   // would pass as no filter at all instead of being refused as an unknown parameter.
   const values: Record<string, string> = Object.create(null);
-  for (const [key, value] of Object.entries(query)) {
+  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (Array.isArray(value)) throw new InvalidInput(`${quoteName(key)} is given more than once`);
-    if (`${key}${value}`.includes('\u0000'))
-      throw new InvalidInput(`query parameter ${quoteName(key)}: ${NUL_MESSAGE}`);
     values[key] = String(value);
   }
   return values;
@@ -73,7 +75,7 @@ async function filterFromBody(body: unknown): Promise<PersonFilterDto> {
  * both), and the page (`limit`, `after`) always from the query string.
  */
 export async function readSearchRequest(req: Request): Promise<SearchRequest> {
-  const query = singleValues(req.query as Record<string, unknown>);
+  const query = singleValues(req);
   const limit = wholeNumber('limit', query.limit, 1, MAX_LIMIT);
   const after = wholeNumber('after', query.after, 0, MAX_ID);
   const filterParams = Object.entries(query).filter(([key]) => !PAGE_KEYS.includes(key));

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { type ApiKey, KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS, MAX_EXPIRES_IN_DAYS } from '../../domain/api-key';
 import { Conflict, InvalidInput, Unauthenticated } from '../../domain/errors';
 import { normalizePermissions, type Permission } from '../../domain/permission';
-import { CONTROL_CHARACTERS } from '../../domain/person';
+import { checkText } from '../../domain/text';
 import type { Clock } from '../ports/clock';
 import type { TokenService } from '../ports/token-service';
 import { TYPES } from '../ports/tokens';
@@ -80,12 +80,9 @@ export class IssueKey {
 
 function checkKeyName(value: string | null): string | null {
   if (value === null) return null;
-  const trimmed = value.trim();
-  if (trimmed.length > KEY_NAME_MAX_LENGTH) {
-    throw new InvalidInput(`name must be at most ${KEY_NAME_MAX_LENGTH} characters`);
-  }
-  if (CONTROL_CHARACTERS.test(trimmed)) throw new InvalidInput('name must not contain control characters');
-  return trimmed === '' ? null : trimmed;
+  const checked = checkText(value, { maxLength: KEY_NAME_MAX_LENGTH });
+  if ('problem' in checked) throw new InvalidInput(`name ${checked.problem}`);
+  return checked.text === '' ? null : checked.text;
 }
 
 function checkPermissions(asked: Permission[] | null, granted: Permission[]): Permission[] {

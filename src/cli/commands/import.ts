@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { ImportPeople } from '../../application/people/import-people';
 import { InvalidInput } from '../../domain/errors';
@@ -63,10 +64,28 @@ export const importCommand: Command = {
 };
 
 async function readText(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     throw new CliFailure(describeFileError(error, file, 'read'));
+  }
+  // Decoding would turn bytes that are not UTF-8 into U+FFFD and import changed names without a
+  // word; SPEC §1 wants such text refused. The line tells the volunteer where to look.
+  if (!isUtf8(bytes)) {
+    throw new CliFailure(`${file} is not UTF-8 text (line ${firstLineNotUtf8(bytes)}); save it as UTF-8`);
+  }
+  return bytes.toString('utf8');
+}
+
+function firstLineNotUtf8(bytes: Buffer): number {
+  let line = 1;
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
+    if (!isUtf8(bytes.subarray(start, end === -1 ? bytes.length : end))) return line;
+    if (end === -1) return line;
+    line += 1;
+    start = end + 1;
   }
 }
 

@@ -4,22 +4,25 @@ import { Conflict, NotFound } from '../../domain/errors';
 import { isCurrent } from '../../domain/membership';
 import { isVisible, type Person, type PersonChanges } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
+import { foldCase } from '../../domain/text';
 import { type InMemoryStore, type StoredPerson, toPerson } from './in-memory-store';
 
 const BATCH_SIZE = 100;
 
-/** The matching rules of SPEC §2, as the SQL adapter applies them. */
+/**
+ * The matching rules of SPEC §2, as the SQL adapter applies them: case-insensitive is the same
+ * foldCase on both sides, substring for names (LIKE '%...%' there) and equality for emails.
+ */
 export function matchesFilter(person: Person, filter: PersonFilter, today: string): boolean {
   const { email, firstName, lastName, chatId, active, hasChat, hasPlanner } = filter;
   if (
     email !== undefined &&
-    !person.contacts.some((c) => c.kind === 'email' && c.value.toLowerCase() === email.toLowerCase())
+    !person.contacts.some((c) => c.kind === 'email' && foldCase(c.value) === foldCase(email))
   ) {
     return false;
   }
-  if (firstName !== undefined && !person.firstName.toLowerCase().includes(firstName.toLowerCase()))
-    return false;
-  if (lastName !== undefined && !person.lastName.toLowerCase().includes(lastName.toLowerCase())) return false;
+  if (firstName !== undefined && !foldCase(person.firstName).includes(foldCase(firstName))) return false;
+  if (lastName !== undefined && !foldCase(person.lastName).includes(foldCase(lastName))) return false;
   if (chatId !== undefined && person.chatId !== chatId) return false;
   if (active !== undefined && person.memberships.some((m) => isCurrent(m, today)) !== (active === 'yes')) {
     return false;

@@ -8,6 +8,7 @@ import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
+import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
@@ -41,7 +42,11 @@ export const ENTITIES = [
 ];
 
 /** In order. Classes rather than a glob, so that compiled code and Jest load the same list. */
-export const MIGRATIONS = [InitialSchema1767225600000, ChatIdUniqueAmongMembers1767398400000];
+export const MIGRATIONS = [
+  InitialSchema1767225600000,
+  CaseFoldedColumns1767312000000,
+  ChatIdUniqueAmongMembers1767398400000,
+];
 
 /** Any constant works, as long as every instance of the service uses the same one. */
 const MIGRATION_LOCK_KEY = 72_707_369;

@@ -9,6 +9,7 @@ import type { Account } from '../../domain/account';
 import { Conflict, NotFound } from '../../domain/errors';
 import type { Permission } from '../../domain/permission';
 import type { Role } from '../../domain/person';
+import { foldCase } from '../../domain/text';
 import { withDatabaseErrors } from './database-errors';
 import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
 
@@ -112,14 +113,19 @@ export class TypeOrmAccountRepository implements AccountRepository {
 
   /** A new person who exists to hold the account: an administrator unless told otherwise. */
   private insertPerson(account: NewAccount): Promise<AccountRecord[]> {
+    const firstName = account.firstName ?? account.username;
+    const lastName = account.lastName ?? 'Account';
     return this.manager.query(
-      `INSERT INTO people (role, first_name, last_name, username, password_hash, permissions)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO people (role, first_name, last_name, first_name_folded, last_name_folded,
+                           username, password_hash, permissions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        RETURNING ${ACCOUNT_COLUMNS}`,
       [
         account.role ?? 'admin',
-        account.firstName ?? account.username,
-        account.lastName ?? 'Account',
+        firstName,
+        lastName,
+        foldCase(firstName),
+        foldCase(lastName),
         account.username,
         account.passwordHash,
         account.permissions,

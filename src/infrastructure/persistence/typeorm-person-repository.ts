@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { NewPerson, PersonQuery, PersonRepository } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
 import type { Person, PersonChanges } from '../../domain/person';
+import { foldCase } from '../../domain/text';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { PERSON_COLUMNS, type PersonRecord, toPerson } from './person-rows';
@@ -20,6 +21,17 @@ const CHANGE_COLUMNS: Record<keyof PersonChanges, string> = {
   lastName: 'last_name',
   chatId: 'chat_id',
 };
+
+/** The folded copy each name carries, for case-insensitive search (SPEC §1). */
+const FOLDED_COLUMNS: Partial<Record<keyof PersonChanges, string>> = {
+  firstName: 'first_name_folded',
+  lastName: 'last_name_folded',
+};
+
+/** What the email filter compares: an email's folded value; other kinds have none. */
+function foldedValue(contact: { kind: string; value: string }): string | null {
+  return contact.kind === 'email' ? foldCase(contact.value) : null;
+}
 
 export class TypeOrmPersonRepository implements PersonRepository {
   constructor(private readonly manager: EntityManager) {}
@@ -58,11 +70,16 @@ export class TypeOrmPersonRepository implements PersonRepository {
     return withDatabaseErrors(async () => {
       const params: unknown[] = [id];
       const assignments: string[] = [];
+      const set = (column: string, value: unknown) => {
+        params.push(value);
+        assignments.push(`${column} = $${params.length}`);
+      };
       for (const [field, column] of Object.entries(CHANGE_COLUMNS)) {
         const value = changes[field as keyof PersonChanges];
         if (value === undefined) continue;
-        params.push(value);
-        assignments.push(`${column} = $${params.length}`);
+        set(column, value);
+        const folded = FOLDED_COLUMNS[field as keyof PersonChanges];
+        if (folded !== undefined && typeof value === 'string') set(folded, foldCase(value));
       }
       const [, affected]: [unknown, number] = await this.manager.query(
         `UPDATE people SET ${[...assignments, 'version = version + 1', 'updated_at = now()'].join(', ')}
@@ -154,8 +171,8 @@ export class TypeOrmPersonRepository implements PersonRepository {
     const ids = idRows.map((row) => row.id).sort((a, b) => a - b);
 
     await this.manager.query(
-      `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+      `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, first_name_folded, last_name_folded)
+       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
       [
         ids,
         people.map((p) => p.role),
@@ -163,19 +180,22 @@ export class TypeOrmPersonRepository implements PersonRepository {
         people.map((p) => p.lastName),
         people.map((p) => p.chatId),
         people.map((p) => p.plannerId),
+        people.map((p) => foldCase(p.firstName)),
+        people.map((p) => foldCase(p.lastName)),
       ],
     );
 
     const contacts = people.flatMap((p, i) => p.contacts.map((c) => ({ personId: ids[i], ...c })));
     if (contacts.length > 0) {
       await this.manager.query(
-        `INSERT INTO contacts (person_id, kind, value, label)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[])`,
+        `INSERT INTO contacts (person_id, kind, value, label, value_folded)
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`,
         [
           contacts.map((c) => c.personId),
           contacts.map((c) => c.kind),
           contacts.map((c) => c.value),
           contacts.map((c) => c.label),
+          contacts.map(foldedValue),
         ],
       );
     }

@@ -1,8 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { uniqueName } from '../../support/app';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 import { cli, countPeople } from './cli-harness';
-import { personRecord, tempFile } from './import-files';
+import { personRecord, tempFile, tempPath } from './import-files';
 
 describe.each(testDatabases)('import on $name', (target) => {
   let database: Database;
@@ -144,6 +145,33 @@ describe.each(testDatabases)('import on $name', (target) => {
     expect(result.stderr).toBe(
       `error: 1 problem in ${path}; nothing was imported\n` +
         `  record ${records.length - 1}: memberships[0].start_date must be a calendar date written YYYY-MM-DD\n`,
+    );
+  });
+
+  it('refuses a file that is not UTF-8, naming the line, instead of importing U+FFFD', async () => {
+    const path = tempPath('latin1.json');
+    writeFileSync(path, Buffer.from('[\n{"first_name": "Zo\u00eb", "last_name": "B"}\n]', 'latin1'));
+    expect(await importFile(path)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: ${path} is not UTF-8 text (line 2); save it as UTF-8\n`,
+    });
+  });
+
+  it('names the record and field of a lone surrogate or a control character, importing nothing', async () => {
+    const tag = uniqueName('text');
+    const path = tempFile(
+      `[${JSON.stringify(personRecord(tag, 0))}, {"first_name": "A\\ud800", "last_name": "B\\u0007"}]`,
+    );
+    const result = await importFile(path);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        `error: 2 problems in ${path}; nothing was imported`,
+        '  record 1: first_name must not contain a lone surrogate (U+D800)',
+        '  record 1: last_name must not contain control characters (found U+0007)',
+        '',
+      ].join('\n'),
     );
   });
 

@@ -30,6 +30,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       const [database] = empty.databases;
       expect(await migrate(database)).toEqual([
         'InitialSchema1767225600000',
+        'CaseFoldedColumns1767312000000',
         'ChatIdUniqueAmongMembers1767398400000',
       ]);
       expect(await migrate(database)).toEqual([]);
@@ -45,6 +46,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         const results = await Promise.all(empty.databases.map((database) => migrate(database)));
         expect(results.flat()).toEqual([
           'InitialSchema1767225600000',
+          'CaseFoldedColumns1767312000000',
           'ChatIdUniqueAmongMembers1767398400000',
         ]);
       } finally {
@@ -63,15 +65,76 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         expect.arrayContaining([
           'people_member_chat_id_key',
           'people_username_key',
-          'people_first_name_trgm_idx',
-          'people_last_name_trgm_idx',
-          'contacts_email_lower_idx',
+          'people_first_name_folded_trgm_idx',
+          'people_last_name_folded_trgm_idx',
+          'contacts_email_folded_idx',
           'memberships_person_dates_idx',
           'api_keys_token_hash_key',
           'api_keys_person_created_idx',
           'audit_entries_subject_idx',
         ]),
       );
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('folds the names and emails of existing people, and clears blank chat_ids, when it adds the folded columns', async () => {
+    const database = await openTestDatabase(target);
+    const { dataSource } = database;
+    try {
+      // Back to the schema before the folded columns (and the later migrations), with rows written then.
+      await dataSource.undoLastMigration();
+      await dataSource.undoLastMigration();
+      const [zoe] = await dataSource.query(
+        `INSERT INTO people (first_name, last_name, chat_id, planner_id)
+         VALUES ('Zoe\u0308', 'ΣΊΣΥΦΟΣ', '  ', '\u3000') RETURNING id`,
+      );
+      const [kept] = await dataSource.query(
+        `INSERT INTO people (first_name, last_name, chat_id) VALUES ('Max', 'STRASSE', ' x ') RETURNING id`,
+      );
+      await dataSource.query(
+        `INSERT INTO contacts (person_id, kind, value) VALUES ($1, 'email', 'ZOË@Example.ORG'), ($1, 'phone', '+1')`,
+        [zoe.id],
+      );
+
+      expect(await migrate(database)).toEqual([
+        'CaseFoldedColumns1767312000000',
+        'ChatIdUniqueAmongMembers1767398400000',
+      ]);
+
+      expect(
+        await dataSource.query(
+          `SELECT first_name, first_name_folded, last_name_folded, chat_id, planner_id, version
+             FROM people WHERE id = ANY($1) ORDER BY id`,
+          [[zoe.id, kept.id]],
+        ),
+      ).toEqual([
+        {
+          first_name: 'Zoe\u0308',
+          first_name_folded: 'zoë',
+          last_name_folded: 'σίσυφοσ',
+          chat_id: null,
+          planner_id: null,
+          version: 3,
+        },
+        {
+          first_name: 'Max',
+          first_name_folded: 'max',
+          last_name_folded: 'strasse',
+          chat_id: ' x ',
+          planner_id: null,
+          version: 1,
+        },
+      ]);
+      expect(
+        await dataSource.query('SELECT kind, value_folded FROM contacts WHERE person_id = $1 ORDER BY kind', [
+          zoe.id,
+        ]),
+      ).toEqual([
+        { kind: 'email', value_folded: 'zoë@example.org' },
+        { kind: 'phone', value_folded: null },
+      ]);
     } finally {
       await database.close();
     }

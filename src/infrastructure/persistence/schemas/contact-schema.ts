@@ -6,6 +6,8 @@ export interface ContactRow {
   personId: number;
   kind: string;
   value: string;
+  /** foldCase of an email's value (null for other kinds): what the email filter matches. */
+  valueFolded: string | null;
   label: string | null;
   person?: PersonRow;
 }
@@ -18,6 +20,7 @@ export const ContactSchema = new EntitySchema<ContactRow>({
     personId: { type: 'integer', name: 'person_id' },
     kind: { type: 'text' },
     value: { type: 'text' },
+    valueFolded: { type: 'text', name: 'value_folded', nullable: true },
     label: { type: 'text', nullable: true },
   },
   relations: {
@@ -28,10 +31,13 @@ export const ContactSchema = new EntitySchema<ContactRow>({
       onDelete: 'CASCADE',
     },
   },
-  checks: [{ name: 'contacts_kind_check', expression: "kind IN ('email', 'phone', 'address')" }],
+  checks: [
+    { name: 'contacts_kind_check', expression: "kind IN ('email', 'phone', 'address')" },
+    { name: 'contacts_value_folded_check', expression: "(kind = 'email') = (value_folded IS NOT NULL)" },
+  ],
   indices: [
     { name: 'contacts_person_id_idx', columns: ['personId'] },
-    // On lower(value) for kind = 'email': an expression index the migration owns.
-    { name: 'contacts_email_lower_idx', columns: ['value'], synchronize: false },
+    // On value_folded for kind = 'email': a partial index the migration owns.
+    { name: 'contacts_email_folded_idx', columns: ['valueFolded'], synchronize: false },
   ],
 });

@@ -6,6 +6,9 @@ export interface PersonRow {
   role: string;
   firstName: string;
   lastName: string;
+  /** foldCase of the name (src/domain/text.ts), written with it: what name searches match. */
+  firstNameFolded: string;
+  lastNameFolded: string;
   chatId: string | null;
   plannerId: string | null;
   username: string | null;
@@ -25,6 +28,8 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     role: { type: 'text', default: 'member' },
     firstName: { type: 'text', name: 'first_name' },
     lastName: { type: 'text', name: 'last_name' },
+    firstNameFolded: { type: 'text', name: 'first_name_folded' },
+    lastNameFolded: { type: 'text', name: 'last_name_folded' },
     chatId: { type: 'text', name: 'chat_id', nullable: true },
     plannerId: { type: 'text', name: 'planner_id', nullable: true },
     username: { type: 'text', nullable: true },
@@ -44,15 +49,15 @@ export const PersonSchema = new EntitySchema<PersonRow>({
   ],
   // Trigram and partial indexes are beyond what TypeORM describes; the migration owns them.
   indices: [
-    { name: 'people_first_name_trgm_idx', columns: ['firstName'], synchronize: false },
-    { name: 'people_last_name_trgm_idx', columns: ['lastName'], synchronize: false },
+    { name: 'people_first_name_folded_trgm_idx', columns: ['firstNameFolded'], synchronize: false },
+    { name: 'people_last_name_folded_trgm_idx', columns: ['lastNameFolded'], synchronize: false },
     { name: 'people_planner_id_idx', columns: ['id'], synchronize: false },
     // chat_id is unique among members, the people the API shows (a partial unique index).
     {
       name: 'people_member_chat_id_key',
       columns: ['chatId'],
       unique: true,
-      where: "role = 'member'",
+      where: "role = 'member' AND chat_id IS NOT NULL",
       synchronize: false,
     },
   ],

@@ -60,6 +60,45 @@ describe('UpdatePerson', () => {
     expect(result.person.chatId).toBeNull();
   });
 
+  it('treats a chat_id of white space only as clearing it', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { chatId: 'x' });
+    const result = await update.execute({ principal: writer, id: ann.id, changes: { chatId: ' \u00a0 ' } });
+    expect(result.person.chatId).toBeNull();
+  });
+
+  it('stores names in NFC and counts their length in characters', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory);
+    const result = await update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: 'Zoe\u0308', lastName: '𠮷'.repeat(100) },
+    });
+    expect(result.person).toMatchObject({ firstName: 'Zoë', lastName: '𠮷'.repeat(100) });
+    await expect(
+      update.execute({ principal: writer, id: ann.id, changes: { lastName: '𠮷'.repeat(101) } }),
+    ).rejects.toMatchObject({ messages: ['last_name must be at most 100 characters'] });
+  });
+
+  it('refuses a lone surrogate, NUL or control character rather than storing something else', async () => {
+    const { directory, update } = setup();
+    const ann = await addPerson(directory, { firstName: 'Ann', lastName: 'Lee' });
+    const attempt = update.execute({
+      principal: writer,
+      id: ann.id,
+      changes: { firstName: 'A\ud800', lastName: 'L\u0000', chatId: 'c\u0001' },
+    });
+    await expect(attempt).rejects.toMatchObject({
+      messages: [
+        'first_name must not contain a lone surrogate (U+D800)',
+        'last_name must not contain the NUL character (U+0000)',
+        'chat_id must not contain control characters (found U+0001)',
+      ],
+    });
+    expect(await directory.people.findById(ann.id)).toMatchObject({ firstName: 'Ann', version: 1 });
+  });
+
   it('answers with the unchanged person, no new version and no audit entry when nothing changes', async () => {
     const { directory, update } = setup();
     const ann = await addPerson(directory, { firstName: 'Ann' });
