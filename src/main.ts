@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -89,6 +89,23 @@ function shutDownOnSignals(
   process.on('SIGINT', stop);
 }
 
+/** Resolves once the server listens on the port; rejects with the reason it cannot. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) => {
+      server.off('listening', listening);
+      reject(error);
+    };
+    const listening = () => {
+      server.off('error', failed);
+      resolve();
+    };
+    server.once('error', failed);
+    server.once('listening', listening);
+    server.listen(port);
+  });
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -139,24 +156,30 @@ async function main(): Promise<void> {
   }
 
   await startConnections(container);
-  const server = createApp(container).listen(config.port);
+  const server = createServer(createApp(container));
   answerMalformedRequests(server);
+  try {
+    await listen(server, config.port);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use` : message;
+    await closeConnections(container).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    fail(`start-up failed: cannot listen: ${reason}`);
+  }
+  // Later errors (a failed accept when file descriptors run out) must not end the process.
+  server.on('error', (error) => logger.error({ err: error }, 'the HTTP server reported an error'));
+  // Only once the port is ours: a service that cannot listen must not take commands either.
   // PGlite belongs to this process now: `npm run cli` hands its commands to it over a socket.
   const cliServer =
     config.databaseUrl === null
       ? startCliServer({ dataDir: config.dataDir, database, logger, httpServer: server })
       : null;
-  server.once('error', (error: NodeJS.ErrnoException) => {
-    const reason = error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message;
-    database.close().finally(() => fail(`start-up failed: cannot listen: ${reason}`));
-  });
-  server.once('listening', () => {
-    const { port } = server.address() as AddressInfo;
-    logger.info(
-      { port, database: database.kind },
-      `Membership Directory listening on http://localhost:${port}`,
-    );
-  });
+  const { port } = server.address() as AddressInfo;
+  logger.info(
+    { port, database: database.kind },
+    `Membership Directory listening on http://localhost:${port}`,
+  );
   shutDownOnSignals(server, container, database, logger, cliServer);
 }
 
