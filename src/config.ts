@@ -13,6 +13,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Express `trust proxy` setting, so that client addresses are right behind a load balancer. */
   trustProxy: boolean | number | string;
+  /** How long an idle keep-alive connection stays open: longer than a load balancer's (often 60 s). */
+  keepAliveTimeoutS: number;
 }
 
 export class ConfigError extends Error {}
@@ -107,5 +109,6 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     trustProxy: trustProxy(env),
+    keepAliveTimeoutS: integer(env, 'KEEP_ALIVE_TIMEOUT_S', 65, 1, 3600),
   };
 }

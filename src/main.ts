@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { type CliServer, startCliServer } from './cli/cli-server';
 import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
+import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
 import {
@@ -40,7 +41,7 @@ function describeDatabase(config: Config): string {
  * A second signal, or requests still running after 10 s, end the process with 1.
  */
 function shutDownOnSignals(
-  server: Server,
+  { server, closeConnectionsAfterAnswers }: HttpServer,
   container: Container,
   database: Database,
   logger: Logger,
@@ -53,6 +54,8 @@ function shutDownOnSignals(
       process.exit(1);
     }
     stopping = true;
+    // Answers still to come tell their clients not to reuse the connection.
+    closeConnectionsAfterAnswers();
     // Like HTTP requests: no new command-line requests, and the one running finishes.
     const commandsDone = cliServer?.close() ?? Promise.resolve();
     setTimeout(() => {
@@ -156,7 +159,8 @@ async function main(): Promise<void> {
   }
 
   await startConnections(container);
-  const server = createServer(createApp(container));
+  const http = createHttpServer(createApp(container), { keepAliveTimeoutS: config.keepAliveTimeoutS });
+  const { server } = http;
   answerMalformedRequests(server);
   try {
     await listen(server, config.port);
@@ -180,7 +184,7 @@ async function main(): Promise<void> {
     { port, database: database.kind },
     `Membership Directory listening on http://localhost:${port}`,
   );
-  shutDownOnSignals(server, container, database, logger, cliServer);
+  shutDownOnSignals(http, container, database, logger, cliServer);
 }
 
 main().catch((error: unknown) => fail('start-up failed', error));
