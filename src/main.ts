@@ -13,6 +13,7 @@ import { createApp } from './http/app';
 import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
+import { DataDirectoryNotPrivate } from './infrastructure/persistence/private-data-dir';
 import {
   type Database,
   migrate,
@@ -125,7 +126,8 @@ async function main(): Promise<void> {
       dataDir: config.databaseUrl === null ? config.dataDir : undefined,
     });
   } catch (error) {
-    if (error instanceof DataDirectoryInUse) fail(`start-up failed: ${error.message}`);
+    if (error instanceof DataDirectoryInUse || error instanceof DataDirectoryNotPrivate)
+      fail(`start-up failed: ${error.message}`);
     if (error instanceof Unavailable)
       fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
     fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);
@@ -133,6 +135,12 @@ async function main(): Promise<void> {
 
   const container = createContainer(config, database);
   const logger = container.get<Logger>(APP.Logger);
+  if (database.dataDir?.tightened) {
+    logger.warn(
+      { dataDir: database.dataDir.path },
+      'DATA_DIR could be opened by other users: it and everything in it are now private to this user',
+    );
+  }
   if (config.bcryptCost < RECOMMENDED_BCRYPT_COST) {
     logger.warn(
       { bcryptCost: config.bcryptCost },
