@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../../../src/cli/run-cli';
-import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
 
@@ -82,6 +82,17 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     expect(openToOthers(dataDir)).toEqual([]);
     expect(mode(dataDir)).toBe(0o700);
   }, 60_000);
+
+  it('keeps private the lock file, which the service rewrites while it runs', async () => {
+    const dataDir = join(parent, 'data');
+    const database = await openDatabase({ databaseUrl: null, dataDir });
+    try {
+      heldDataDirLock(dataDir)?.setSocket(join(dataDir, 'cli.sock'));
+      expect(openToOthers(dataDir)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  }, 30_000);
 
   it('says whether it created the database', async () => {
     const dataDir = join(parent, 'data');
