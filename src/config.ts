@@ -16,6 +16,8 @@ export interface Config {
    * false, a hop count, or the proxies' addresses (never `true`).
    */
   trustProxy: false | number | string;
+  /** How long an idle keep-alive connection stays open: longer than a load balancer's (often 60 s). */
+  keepAliveTimeoutS: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,5 +118,6 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     trustProxy: trustProxy(env),
+    keepAliveTimeoutS: integer(env, 'KEEP_ALIVE_TIMEOUT_S', 65, 1, 3600),
   };
 }

@@ -10,8 +10,10 @@ import { type CliServer, startCliServer } from './cli/cli-server';
 import { APP, closeConnections, createContainer, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
+import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
+import { DataDirectoryNotPrivate } from './infrastructure/persistence/private-data-dir';
 import {
   type Database,
   migrate,
@@ -40,7 +42,7 @@ function describeDatabase(config: Config): string {
  * A second signal, or requests still running after 10 s, end the process with 1.
  */
 function shutDownOnSignals(
-  server: Server,
+  { server, closeConnectionsAfterAnswers }: HttpServer,
   container: Container,
   database: Database,
   logger: Logger,
@@ -53,6 +55,8 @@ function shutDownOnSignals(
       process.exit(1);
     }
     stopping = true;
+    // Answers still to come tell their clients not to reuse the connection.
+    closeConnectionsAfterAnswers();
     // Like HTTP requests: no new command-line requests, and the one running finishes.
     const commandsDone = cliServer?.close() ?? Promise.resolve();
     setTimeout(() => {
@@ -89,6 +93,23 @@ function shutDownOnSignals(
   process.on('SIGINT', stop);
 }
 
+/** Resolves once the server listens on the port; rejects with the reason it cannot. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) => {
+      server.off('listening', listening);
+      reject(error);
+    };
+    const listening = () => {
+      server.off('error', failed);
+      resolve();
+    };
+    server.once('error', failed);
+    server.once('listening', listening);
+    server.listen(port);
+  });
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -105,7 +126,8 @@ async function main(): Promise<void> {
       dataDir: config.databaseUrl === null ? config.dataDir : undefined,
     });
   } catch (error) {
-    if (error instanceof DataDirectoryInUse) fail(`start-up failed: ${error.message}`);
+    if (error instanceof DataDirectoryInUse || error instanceof DataDirectoryNotPrivate)
+      fail(`start-up failed: ${error.message}`);
     if (error instanceof Unavailable)
       fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
     fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);
@@ -113,6 +135,12 @@ async function main(): Promise<void> {
 
   const container = createContainer(config, database);
   const logger = container.get<Logger>(APP.Logger);
+  if (database.dataDir?.tightened) {
+    logger.warn(
+      { dataDir: database.dataDir.path },
+      'DATA_DIR could be opened by other users: it and everything in it are now private to this user',
+    );
+  }
   if (config.bcryptCost < RECOMMENDED_BCRYPT_COST) {
     logger.warn(
       { bcryptCost: config.bcryptCost },
@@ -139,25 +167,32 @@ async function main(): Promise<void> {
   }
 
   await startConnections(container);
-  const server = createApp(container).listen(config.port);
+  const http = createHttpServer(createApp(container), { keepAliveTimeoutS: config.keepAliveTimeoutS });
+  const { server } = http;
   answerMalformedRequests(server);
+  try {
+    await listen(server, config.port);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use` : message;
+    await closeConnections(container).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    fail(`start-up failed: cannot listen: ${reason}`);
+  }
+  // Later errors (a failed accept when file descriptors run out) must not end the process.
+  server.on('error', (error) => logger.error({ err: error }, 'the HTTP server reported an error'));
+  // Only once the port is ours: a service that cannot listen must not take commands either.
   // PGlite belongs to this process now: `npm run cli` hands its commands to it over a socket.
   const cliServer =
     config.databaseUrl === null
       ? startCliServer({ dataDir: config.dataDir, database, logger, httpServer: server })
       : null;
-  server.once('error', (error: NodeJS.ErrnoException) => {
-    const reason = error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message;
-    database.close().finally(() => fail(`start-up failed: cannot listen: ${reason}`));
-  });
-  server.once('listening', () => {
-    const { port } = server.address() as AddressInfo;
-    logger.info(
-      { port, database: database.kind },
-      `Membership Directory listening on http://localhost:${port}`,
-    );
-  });
-  shutDownOnSignals(server, container, database, logger, cliServer);
+  const { port } = server.address() as AddressInfo;
+  logger.info(
+    { port, database: database.kind },
+    `Membership Directory listening on http://localhost:${port}`,
+  );
+  shutDownOnSignals(http, container, database, logger, cliServer);
 }
 
 main().catch((error: unknown) => fail('start-up failed', error));

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../config';
 import { readDataDirOwner } from '../infrastructure/persistence/data-dir-lock';
 import { CliFailure, UsageError } from './cli-errors';
+import { resolveFileArguments } from './cli-server-file-arguments';
 import type { CliInput, CliIo } from './cli-io';
 import {
   encodeFrame,
@@ -38,10 +39,12 @@ interface Target {
  * lock: the command then runs here, and the database takes the lock over.
  */
 export async function forwardOrRun(
-  argv: string[],
+  given: string[],
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
   cwd = process.cwd(),
 ): Promise<number> {
+  // Made absolute here, so that the command finds them wherever it runs: here or in the service.
+  const argv = cwd === process.cwd() ? given : resolveFileArguments(given, cwd);
   const target = findService(argv, io.env);
   if (target === null) return runCli(argv, io);
   let stdin: string;

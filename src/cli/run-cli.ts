@@ -45,7 +45,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       return EXIT_OK;
     }
     const config = loadConfig(io.env);
-    await withDatabase(config, invocation.command, options, async (database, container) => {
+    await withDatabase(config, invocation.command, options, io, async (database, container) => {
       await invocation.command.run({ ...invocation, io, config, database, container });
     });
     return EXIT_OK;
@@ -58,10 +58,10 @@ async function withDatabase(
   config: Config,
   command: Command,
   options: RunCliOptions,
+  io: CliIo,
   work: (database: Database, container: Container) => Promise<void>,
 ): Promise<void> {
-  const database =
-    options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const database = options.database ?? (await openNamedDatabase(config, io));
   try {
     // Every command finds the schema it expects, as the service does at start-up.
     if (command.database === 'migrated') await migrate(database);
@@ -69,6 +69,33 @@ async function withDatabase(
   } finally {
     if (options.database === undefined) await database.close();
   }
+}
+
+/**
+ * Opens the database the settings name and says which, on standard error (standard output may
+ * be an export): a tool run without the service's DATA_DIR would otherwise quietly work on a
+ * second, empty database of its own.
+ */
+async function openNamedDatabase(config: Config, io: CliIo): Promise<Database> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const say = (line: string) => printLine(io.stderr, line);
+  const { dataDir } = database;
+  if (config.databaseUrl !== null) say(`using PostgreSQL at ${postgresLocation(config.databaseUrl)}`);
+  else if (dataDir?.created) {
+    say(
+      `created a new, empty embedded database in ${dataDir.path}; ` +
+        'the service sees it only if it runs with this DATA_DIR too',
+    );
+  } else say(`using the embedded database in ${dataDir?.path ?? config.dataDir}`);
+  if (dataDir?.tightened) say('it could be opened by other users: now only this user can');
+  return database;
+}
+
+/** Host, port and database name: never the user name or password a connection string may hold. */
+function postgresLocation(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const host = url.host || url.searchParams.get('host') || 'localhost';
+  return `${host}${url.pathname}`;
 }
 
 function report(error: unknown, io: CliIo): number {

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       rateLimitPerMinute: 1200,
       trustProxy: false,
+      keepAliveTimeoutS: 65,
     });
   });
 
@@ -48,6 +49,7 @@ describe('loadConfig', () => {
       REDIS_URL: 'rediss://cache.example:6380',
       RATE_LIMIT_PER_MINUTE: '60',
       TRUST_PROXY: 'loopback, 10.0.0.0/8',
+      KEEP_ALIVE_TIMEOUT_S: '620',
     });
     expect(config).toEqual({
       port: 8080,
@@ -59,6 +61,7 @@ describe('loadConfig', () => {
       redisUrl: 'rediss://cache.example:6380',
       rateLimitPerMinute: 60,
       trustProxy: 'loopback, 10.0.0.0/8',
+      keepAliveTimeoutS: 620,
     });
   });
 
@@ -131,6 +134,8 @@ describe('loadConfig', () => {
     ['BCRYPT_COST', '3', 'BCRYPT_COST must be a whole number from 4 to 20, not "3"'],
     ['BCRYPT_COST', '12.5', 'BCRYPT_COST must be a whole number from 4 to 20, not "12.5"'],
     ['RATE_LIMIT_PER_MINUTE', '0', 'RATE_LIMIT_PER_MINUTE must be a whole number from 1 to 1000000, not "0"'],
+    ['KEEP_ALIVE_TIMEOUT_S', '0', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "0"'],
+    ['KEEP_ALIVE_TIMEOUT_S', '65s', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "65s"'],
     [
       'LOG_LEVEL',
       'verbose',

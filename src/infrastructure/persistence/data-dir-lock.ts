@@ -33,6 +33,9 @@ export interface DataDirLock {
   release(): void;
 }
 
+// Like everything in the data directory: the service user's alone.
+const PRIVATE_FILE = 0o600;
+
 // Enough for two or three processes racing over one stale lock; more means something odd.
 const MAX_ATTEMPTS = 10;
 
@@ -93,7 +96,7 @@ function heldLock(directory: string, file: string): DataDirLock {
       if (released) return;
       // Written aside and renamed: a reader never sees half a file.
       const temporary = temporaryName(file);
-      writeFileSync(temporary, JSON.stringify({ pid: process.pid, socket }));
+      writeFileSync(temporary, JSON.stringify({ pid: process.pid, socket }), { mode: PRIVATE_FILE });
       renameSync(temporary, file);
     },
     release() {
@@ -107,7 +110,7 @@ function heldLock(directory: string, file: string): DataDirLock {
 
 function createAtomically(file: string, owner: LockOwner): boolean {
   const temporary = temporaryName(file);
-  writeFileSync(temporary, JSON.stringify(owner), { flag: 'wx' });
+  writeFileSync(temporary, JSON.stringify(owner), { flag: 'wx', mode: PRIVATE_FILE });
   try {
     linkSync(temporary, file);
     return true;

@@ -7,6 +7,7 @@ import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
+import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './private-data-dir';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
@@ -21,6 +22,8 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   dataSource: DataSource;
   close(): Promise<void>;
+  /** PGlite on a directory: where, and whether opening it created the database or tightened it. */
+  dataDir?: PrivateDataDir;
 }
 
 export interface DatabaseOptions {
@@ -87,7 +90,8 @@ export interface DataSourceParts {
 /** The DataSource (not yet initialised) for these options; also what the TypeORM CLI loads. */
 export function createDataSource(options: DatabaseOptions): DataSourceParts {
   if (options.databaseUrl === null) {
-    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+    // Private from the start (openDatabase also tightens an existing one; see preparePrivateDataDir).
+    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     // The options-object form: `new PGlite(undefined, { extensions })` ignores the extensions.
     const pglite = new PGlite({ dataDir: options.dataDir, extensions: { pg_trgm } });
     const dataSource = new DataSource({
@@ -143,17 +147,24 @@ async function createSchema(databaseUrl: string, schema: string): Promise<void> 
 
 /** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const embedded = options.databaseUrl === null && options.dataDir !== undefined ? options.dataDir : null;
+  // Before anything is written into it, the lock file included.
+  const dataDir = embedded === null ? undefined : preparePrivateDataDir(embedded);
   // PGlite belongs to one process: a second one opening the directory would lose writes silently.
-  const lock =
-    options.databaseUrl === null && options.dataDir !== undefined
-      ? acquireDataDirLock(options.dataDir)
-      : null;
+  const lock = embedded === null ? null : acquireDataDirLock(embedded);
   const { kind, dataSource, pglite } = createDataSource(options);
+  // PGlite sets its files' modes itself (0666 for a new database's files, 0644 for the caches it
+  // rewrites at start and the statistics it writes at shutdown), whatever the umask: tightened
+  // again once it has started and once it has stopped.
+  const tighten = () => {
+    if (dataDir !== undefined && process.platform !== 'win32') tightenDataDir(dataDir.path);
+  };
   try {
     if (options.databaseUrl !== null && options.schema !== undefined) {
       await createSchema(options.databaseUrl, options.schema);
     }
     await dataSource.initialize();
+    tighten();
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await pglite?.close().catch(() => undefined);
@@ -164,10 +175,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     kind,
     dataSource,
+    dataDir,
     async close() {
       try {
         if (dataSource.isInitialized) await dataSource.destroy();
         if (pglite && !pglite.closed) await pglite.close();
+        tighten();
       } finally {
         lock?.release();
       }

@@ -64,11 +64,20 @@ function startService(dataDir: string): Promise<Service> {
 }
 
 /** Runs the built tool as its own process, as `npm run cli -- ...` would. */
-function runTool(args: string[], options: { dataDir: string; cwd?: string; input?: string }): Promise<Run> {
+function runTool(
+  args: string[],
+  options: { dataDir: string; cwd?: string; input?: string; env?: Record<string, string> },
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [TOOL, ...args], {
       cwd: options.cwd ?? ROOT,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: options.dataDir, BCRYPT_COST: '4', LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: options.dataDir,
+        BCRYPT_COST: '4',
+        LOG_LEVEL: 'silent',
+        ...options.env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -172,6 +181,14 @@ describe('the command-line tool beside the running service on the embedded datab
     const file = JSON.parse(readFileSync(join(workDir, 'people.json'), 'utf8')) as unknown[];
     expect(file.length).toBeGreaterThanOrEqual(listed.length);
     expect(existsSync(join(ROOT, 'people.json'))).toBe(false);
+    // Through npm, which runs the tool in the project folder and says where the user was.
+    const throughNpm = await runTool(['export', 'npm.json'], {
+      dataDir,
+      env: { npm_lifecycle_event: 'cli', INIT_CWD: workDir },
+    });
+    expect(throughNpm).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(join(workDir, 'npm.json'))).toBe(true);
+    expect(existsSync(join(ROOT, 'npm.json'))).toBe(false);
 
     // Wrong usage and failures come back as they would from the tool alone.
     const missing = await runTool(['import', 'absent.json'], { dataDir, cwd: workDir });
@@ -228,7 +245,7 @@ describe('the command-line tool beside the running service on the embedded datab
     expect(existsSync(join(dataDir, 'membership-directory.lock'))).toBe(true);
 
     const listed = await runTool(['accounts', 'list'], { dataDir });
-    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed).toMatchObject({ code: 0, stderr: `using the embedded database in ${dataDir}\n` });
     expect(listed.stdout).toMatch(/^kept\s+admin/m);
     expect(existsSync(join(dataDir, 'membership-directory.lock'))).toBe(false);
   }, 300_000);

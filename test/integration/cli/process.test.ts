@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { testDatabases } from '../../support/databases';
 
 const ROOT = join(__dirname, '../../..');
+const postgresUrl = testDatabases.find((target) => target.name === 'postgres')?.url ?? null;
 const MAIN = join(ROOT, 'dist/src/cli/main.js');
 
 function run(args: string[], env: Record<string, string> = {}, input = '') {
@@ -46,7 +49,10 @@ describe('the built command-line tool, run as a process', () => {
       { DATA_DIR: dataDir },
       'long password\n',
     );
-    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(created).toMatchObject({
+      code: 0,
+      stderr: `created a new, empty embedded database in ${dataDir}; the service sees it only if it runs with this DATA_DIR too\n`,
+    });
     expect(created.stdout).toMatch(/^created the account "ops"/);
 
     const listed = run(['accounts', 'list'], { DATA_DIR: dataDir });
@@ -56,7 +62,7 @@ describe('the built command-line tool, run as a process', () => {
     expect(missing).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error: cannot read no-such-file.json: no such file\n',
+      stderr: `using the embedded database in ${dataDir}\nerror: cannot read no-such-file.json: no such file\n`,
     });
   }, 60_000);
 
@@ -70,4 +76,66 @@ describe('the built command-line tool, run as a process', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^error: the database cannot be reached[^\n]*\n$/);
   }, 60_000);
+
+  it('says on standard error which database it uses, keeping standard output for the export', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
+    const first = run(['export'], { DATA_DIR: dataDir });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/^created a new, empty embedded database in /);
+    expect(JSON.parse(first.stdout)).toEqual([]);
+
+    const again = run(['export'], { DATA_DIR: dataDir });
+    expect(again.stderr).toBe(`using the embedded database in ${dataDir}\n`);
+    expect(JSON.parse(again.stdout)).toEqual([]);
+  }, 60_000);
+
+  // A database of its own, dropped afterwards: the tool migrates the database it is pointed at.
+  (postgresUrl === null ? it.skip : it)(
+    'names PostgreSQL by host and database, never by its password',
+    async () => {
+      const name = `cli_process_${process.pid}`;
+      const admin = new pg.Client({ connectionString: postgresUrl ?? '' });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      try {
+        const url = new URL(postgresUrl ?? '');
+        url.password = 'not-shown';
+        url.pathname = `/${name}`;
+        const listed = run(['accounts', 'list'], { DATABASE_URL: url.toString() });
+        expect(listed.code).toBe(0);
+        expect(listed.stderr).toBe(`using PostgreSQL at ${url.host}/${name}\n`);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+    60_000,
+  );
+
+  it('through npm from a subdirectory, reads and writes a relative FILE there, not in the project folder', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
+    mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+    const here = mkdtempSync(join(ROOT, 'test-artifacts', 'cli-cwd-'));
+    try {
+      writeFileSync(join(here, 'members.json'), JSON.stringify([{ first_name: 'Ada', last_name: 'Byron' }]));
+      const npm = (args: string[]) =>
+        spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
+          cwd: here,
+          encoding: 'utf8',
+          env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', BCRYPT_COST: '4', LOG_LEVEL: 'silent' },
+          timeout: 60_000,
+        });
+
+      const imported = npm(['import', 'members.json']);
+      expect(imported.stdout).toMatch(/^imported 1 people/);
+      const exported = npm(['export', 'copy.json']);
+      expect(exported.stdout).toBe(`exported 1 people to ${join(here, 'copy.json')}\n`);
+      expect(JSON.parse(readFileSync(join(here, 'copy.json'), 'utf8'))).toMatchObject([
+        { first_name: 'Ada' },
+      ]);
+      expect(existsSync(join(ROOT, 'copy.json'))).toBe(false);
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

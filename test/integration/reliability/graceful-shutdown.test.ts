@@ -143,7 +143,7 @@ describe('graceful shutdown of the running service', () => {
 
   describe.each(stores)('on $name', (store) => {
     it.each(['SIGTERM', 'SIGINT'] as const)(
-      'on %s it refuses new connections, finishes the requests in flight, closes the database and exits 0',
+      'on %s it refuses new connections, finishes the requests in flight with Connection: close, closes the database and exits 0',
       async (signal) => {
         const place = await store.create();
         try {
@@ -185,6 +185,9 @@ describe('graceful shutdown of the running service', () => {
               first_name: 'Changed during shutdown',
             });
             expect(searched.status).toBe(200);
+            // Neither client may send another request on a connection that is about to close.
+            expect(patched.headers.connection).toBe('close');
+            expect(searched.headers.connection).toBe('close');
             const people = JSON.parse(searched.body) as { id: number }[];
             expect(people.map((person) => person.id)).toContain(personId);
 

@@ -1,0 +1,196 @@
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { runCli } from '../../../src/cli/run-cli';
+import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+/** Every entry under the directory that group or others may read, write or enter, with its mode. */
+function openToOthers(directory: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(directory)) {
+    const entry = join(directory, name);
+    const stat = lstatSync(entry);
+    if (stat.isSymbolicLink()) continue;
+    if ((stat.mode & 0o077) !== 0) found.push(`${(stat.mode & 0o777).toString(8)} ${entry}`);
+    if (stat.isDirectory()) found.push(...openToOthers(entry));
+  }
+  return found;
+}
+
+/** A database written to, so that PostgreSQL creates new files after start, then closed. */
+async function useDatabase(dataDir: string): Promise<{ openWhileRunning: string[] }> {
+  const database = await openDatabase({ databaseUrl: null, dataDir });
+  try {
+    await migrate(database);
+    await database.dataSource.query('CREATE TABLE IF NOT EXISTS scratch (note text)');
+    await database.dataSource.query(
+      "INSERT INTO scratch SELECT repeat('x', 200) FROM generate_series(1, 50000)",
+    );
+    await database.dataSource.query('CHECKPOINT');
+    return { openWhileRunning: openToOthers(dataDir) };
+  } finally {
+    await database.close();
+  }
+}
+
+const onPosix = process.platform === 'win32' ? describe.skip : describe;
+
+onPosix('the embedded database directory is the service user’s alone', () => {
+  let parent: string;
+  let savedUmask: number;
+
+  beforeAll(() => {
+    // The usual umask, under which PGlite left its files readable by everyone.
+    savedUmask = process.umask(0o022);
+  });
+  afterAll(() => {
+    process.umask(savedUmask);
+  });
+  beforeEach(() => {
+    parent = mkdtempSync(join(tmpdir(), 'private-data-dir-'));
+    chmodSync(parent, 0o755);
+  });
+  afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+  it('creates a missing DATA_DIR 0700, and nothing in it is open to others, files made after start included', async () => {
+    const dataDir = join(parent, 'nested', 'data');
+
+    const first = await useDatabase(dataDir);
+    expect(mode(dataDir)).toBe(0o700);
+    expect(first.openWhileRunning).toEqual([]);
+    expect(openToOthers(dataDir)).toEqual([]);
+
+    // A second start rewrites PostgreSQL's caches, and the new tables' files grow.
+    const second = await useDatabase(dataDir);
+    expect(second.openWhileRunning).toEqual([]);
+    expect(openToOthers(dataDir)).toEqual([]);
+    expect(mode(dataDir)).toBe(0o700);
+  }, 60_000);
+
+  it('keeps private the lock file, which the service rewrites while it runs', async () => {
+    const dataDir = join(parent, 'data');
+    const database = await openDatabase({ databaseUrl: null, dataDir });
+    try {
+      heldDataDirLock(dataDir)?.setSocket(join(dataDir, 'cli.sock'));
+      expect(openToOthers(dataDir)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  }, 30_000);
+
+  it('says whether it created the database', async () => {
+    const dataDir = join(parent, 'data');
+    const first = await openDatabase({ databaseUrl: null, dataDir });
+    await first.close();
+    const second = await openDatabase({ databaseUrl: null, dataDir });
+    await second.close();
+    expect(first.dataDir).toEqual({ path: dataDir, created: true, tightened: false });
+    expect(second.dataDir).toEqual({ path: dataDir, created: false, tightened: false });
+  }, 30_000);
+
+  it('tightens an existing database directory that others could open, and the files in it', async () => {
+    const dataDir = join(parent, 'data');
+    await useDatabase(dataDir);
+    // As an earlier version of the service left it.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'PG_VERSION'), 0o666);
+    chmodSync(join(dataDir, 'base'), 0o755);
+
+    const database = await openDatabase({ databaseUrl: null, dataDir });
+    await database.close();
+
+    expect(database.dataDir?.tightened).toBe(true);
+    expect(mode(dataDir)).toBe(0o700);
+    expect(mode(join(dataDir, 'PG_VERSION'))).toBe(0o600);
+    expect(openToOthers(dataDir)).toEqual([]);
+  }, 60_000);
+
+  it('tightens an empty existing directory before creating the database in it', async () => {
+    const dataDir = join(parent, 'empty');
+    mkdirSync(dataDir, { mode: 0o777 });
+    chmodSync(dataDir, 0o777);
+
+    const database = await openDatabase({ databaseUrl: null, dataDir });
+    await database.close();
+
+    expect(database.dataDir).toMatchObject({ created: true, tightened: true });
+    expect(mode(dataDir)).toBe(0o700);
+    expect(openToOthers(dataDir)).toEqual([]);
+  }, 30_000);
+
+  it('refuses, changing nothing, a directory others can open that holds files other than a database', async () => {
+    const dataDir = join(parent, 'home');
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    writeFileSync(join(dataDir, 'notes.txt'), 'not a database');
+
+    const opening = openDatabase({ databaseUrl: null, dataDir });
+
+    await expect(opening).rejects.toBeInstanceOf(DataDirectoryNotPrivate);
+    await expect(opening).rejects.toThrow(
+      `data directory ${dataDir} can be opened by other users and holds files that are not a database`,
+    );
+    expect(mode(dataDir)).toBe(0o755);
+    expect(readdirSync(dataDir)).toEqual(['notes.txt']);
+  });
+
+  it('uses a private directory that holds other files', async () => {
+    const dataDir = join(parent, 'private');
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(join(dataDir, 'README'), 'the directory database', { mode: 0o644 });
+
+    const database = await openDatabase({ databaseUrl: null, dataDir });
+    await database.close();
+
+    expect(database.dataDir).toMatchObject({ created: true });
+    expect(mode(dataDir)).toBe(0o700);
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+  }, 30_000);
+
+  // Only root can give a directory away to test this.
+  (process.getuid?.() === 0 ? it : it.skip)('refuses a directory that belongs to another user', async () => {
+    const dataDir = join(parent, 'theirs');
+    mkdirSync(dataDir, { mode: 0o700 });
+    chownSync(dataDir, 65534, 65534);
+
+    await expect(openDatabase({ databaseUrl: null, dataDir })).rejects.toThrow(
+      `data directory ${dataDir} belongs to another user (uid 65534)`,
+    );
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('applies the same rule when the command-line tool opens the directory itself', async () => {
+    const dataDir = join(parent, 'data');
+    await useDatabase(dataDir);
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'PG_VERSION'), 0o644);
+    const stderr = new PassThrough();
+
+    const code = await runCli(['accounts', 'list'], {
+      stdin: Readable.from([]),
+      stdout: new PassThrough(),
+      stderr,
+      env: { DATA_DIR: dataDir, BCRYPT_COST: '4', LOG_LEVEL: 'silent' },
+    });
+
+    expect(code).toBe(0);
+    expect(mode(dataDir)).toBe(0o700);
+    expect(openToOthers(dataDir)).toEqual([]);
+  }, 60_000);
+});
