@@ -1,6 +1,10 @@
+import { describeAccountRepositoryContract } from './account-repository.contract';
+import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
+import { describeAuditLogContract } from './audit-log.contract';
 import { type OpenAdapter, useAdapter } from './contract-adapter';
 import { describePersonRepositoryContract } from './person-repository.contract';
 import { describePersonSearchContract } from './person-search.contract';
+import { describeUnitOfWorkContract } from './unit-of-work.contract';
 
 /**
  * The whole contract of the persistence ports (src/application/ports) against one adapter, opened
@@ -11,5 +15,9 @@ export function describePersistenceContract(name: string, open: OpenAdapter | nu
     const adapter = useAdapter(open ?? (() => Promise.reject(new Error(name))));
     describePersonSearchContract(adapter);
     describePersonRepositoryContract(adapter);
+    describeAccountRepositoryContract(adapter);
+    describeApiKeyRepositoryContract(adapter);
+    describeAuditLogContract(adapter);
+    describeUnitOfWorkContract(adapter);
   });
 }
