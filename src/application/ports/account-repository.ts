@@ -8,10 +8,10 @@ export interface NewAccount {
   permissions: Permission[];
   /** Attach credentials to this existing person; otherwise a new person is created. */
   personId?: number;
-  /** For a new person. */
+  /** For a new person: by default the username and "Account". */
   firstName?: string;
   lastName?: string;
-  /** For a new person, or to change the role of an existing one. */
+  /** For a new person (by default admin), or to change the role of an existing one. */
   role?: Role;
 }
 
@@ -33,7 +33,10 @@ export interface AccountSummary {
 export interface AccountRepository {
   findByUsername(username: string): Promise<Account | null>;
   findByPersonId(personId: number): Promise<Account | null>;
-  /** Returns the account. Throws Conflict when the username is taken or the person has credentials. */
+  /**
+   * Returns the account. Throws Conflict when the username is taken or the person has credentials,
+   * NotFound when `personId` names nobody.
+   */
   create(account: NewAccount): Promise<Account>;
   update(personId: number, changes: AccountChanges): Promise<void>;
   /** Every account by username, with its count of active keys at `now`. */

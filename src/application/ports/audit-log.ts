@@ -7,6 +7,7 @@ export interface AuditQuery {
 }
 
 export interface AuditLog {
+  /** The store stamps the entries with its clock (a database: the transaction's start), one time for all. */
   record(entries: NewAuditEntry[]): Promise<void>;
   /** Newest first. `personId` matches entries about that person or made by that account. */
   list(query: AuditQuery): Promise<AuditEntry[]>;

@@ -37,7 +37,7 @@ export interface PersonRepository {
    * Conflict when a visible person's chat_id is taken by another visible person.
    */
   insertMany(people: NewPerson[]): Promise<void>;
-  /** Which of these chat_ids some visible person (a member, not an admin) already has. */
+  /** Which of these chat_ids some visible person (a member, not an admin) already has, in any order. */
   chatIdsInUse(chatIds: string[]): Promise<string[]>;
   count(): Promise<number>;
 }

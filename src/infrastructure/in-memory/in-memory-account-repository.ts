@@ -6,7 +6,7 @@ import type {
 } from '../../application/ports/account-repository';
 import type { Account } from '../../domain/account';
 import { isActive } from '../../domain/api-key';
-import { Conflict, InvalidInput, NotFound } from '../../domain/errors';
+import { Conflict, NotFound } from '../../domain/errors';
 import { copy, type InMemoryStore, type StoredPerson } from './in-memory-store';
 
 function toAccount(person: StoredPerson): Account | null {
@@ -28,8 +28,7 @@ export class InMemoryAccountRepository implements AccountRepository {
   }
 
   async create(account: NewAccount): Promise<Account> {
-    if (this.withUsername(account.username))
-      throw new Conflict(`username ${account.username} is already taken`);
+    if (this.withUsername(account.username)) throw new Conflict('username is already taken');
     let person: StoredPerson;
     if (account.personId !== undefined) {
       const existing = this.store.state.people.get(account.personId);
@@ -39,14 +38,12 @@ export class InMemoryAccountRepository implements AccountRepository {
       if (account.role !== undefined) person.role = account.role;
       person.version += 1;
     } else {
-      if (account.firstName === undefined || account.lastName === undefined) {
-        throw new InvalidInput('a new person needs a first and a last name');
-      }
+      // A person who exists to hold the account: an administrator named after it unless told otherwise.
       person = {
         id: this.store.id('person'),
-        role: account.role ?? 'member',
-        firstName: account.firstName,
-        lastName: account.lastName,
+        role: account.role ?? 'admin',
+        firstName: account.firstName ?? account.username,
+        lastName: account.lastName ?? 'Account',
         chatId: null,
         plannerId: null,
         version: 1,

@@ -9,6 +9,9 @@ import { type InMemoryStore, type StoredPerson, toPerson } from './in-memory-sto
 
 const BATCH_SIZE = 100;
 
+/** The database adapter's words (database-errors.ts), which the contract suite holds both to. */
+const CHAT_ID_TAKEN = 'chat_id is already used by another person';
+
 /**
  * The matching rules of SPEC §2, as the SQL adapter applies them: case-insensitive is the same
  * foldCase on both sides, substring for names (LIKE '%...%' there) and equality for emails.
@@ -95,8 +98,7 @@ export class InMemoryPersonRepository implements PersonRepository {
     for (const person of people) {
       if (person.chatId === null || !isVisible(person)) continue;
       this.assertChatIdFree(person.chatId, null);
-      if (incoming.has(person.chatId))
-        throw new Conflict(`chat_id ${person.chatId} is already used by another person`);
+      if (incoming.has(person.chatId)) throw new Conflict(CHAT_ID_TAKEN);
       incoming.add(person.chatId);
     }
     for (const person of people) {
@@ -145,7 +147,7 @@ export class InMemoryPersonRepository implements PersonRepository {
   private assertChatIdFree(chatId: string, exceptId: number | null): void {
     for (const other of this.store.state.people.values()) {
       if (other.id !== exceptId && other.chatId === chatId && isVisible(other)) {
-        throw new Conflict(`chat_id ${chatId} is already used by another person`);
+        throw new Conflict(CHAT_ID_TAKEN);
       }
     }
   }

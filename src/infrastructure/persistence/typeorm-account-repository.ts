@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { type EntityManager, IsNull, Not, type Repository } from 'typeorm';
 import type {
   AccountChanges,
   AccountRepository,
@@ -12,63 +12,51 @@ import type { Role } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { withDatabaseErrors } from './database-errors';
 import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
+import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
-interface AccountRecord {
-  id: number;
-  username: string;
-  password_hash: string;
-  role: Role;
-  permissions: Permission[];
-  disabled: boolean;
-}
-
-const ACCOUNT_COLUMNS = 'id, username, password_hash, role, permissions, disabled';
-
-function toAccount(row: AccountRecord): Account {
+/** Only ever called on a row with credentials: username and password hash are set together. */
+function toAccount(row: PersonRow): Account {
   return {
     personId: row.id,
-    username: row.username,
-    passwordHash: row.password_hash,
-    role: row.role,
-    permissions: row.permissions,
+    username: row.username as string,
+    passwordHash: row.passwordHash as string,
+    role: row.role as Role,
+    permissions: row.permissions as Permission[],
     disabled: row.disabled,
   };
 }
 
 /** Accounts live on the people row: an account is a person with a username and a password hash. */
 export class TypeOrmAccountRepository implements AccountRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly people: Repository<PersonRow>;
+
+  constructor(private readonly manager: EntityManager) {
+    this.people = manager.getRepository(PersonSchema);
+  }
 
   findByUsername(username: string): Promise<Account | null> {
-    return this.findOne('username = $1', username);
+    return this.findOne({ username });
   }
 
   findByPersonId(personId: number): Promise<Account | null> {
-    return this.findOne('id = $1 AND username IS NOT NULL', personId);
+    return this.findOne({ id: personId, username: Not(IsNull()) });
   }
 
   create(account: NewAccount): Promise<Account> {
     return withDatabaseErrors(async () => {
-      const rows: AccountRecord[] =
-        account.personId === undefined ? await this.insertPerson(account) : await this.attach(account);
-      return toAccount(rows[0]);
+      const personId =
+        account.personId === undefined
+          ? await this.insertPerson(account)
+          : await this.attach(account.personId, account);
+      return toAccount(await this.people.findOneByOrFail({ id: personId }));
     });
   }
 
   update(personId: number, changes: AccountChanges): Promise<void> {
     return withDatabaseErrors(async () => {
-      const params: unknown[] = [personId];
-      const assignments = ['updated_at = now()'];
-      const set = (column: string, value: unknown) => {
-        params.push(value);
-        assignments.push(`${column} = $${params.length}`);
-      };
-      if (changes.passwordHash !== undefined) set('password_hash', changes.passwordHash);
-      if (changes.permissions !== undefined) set('permissions', changes.permissions);
-      if (changes.disabled !== undefined) set('disabled', changes.disabled);
-      const [, affected]: [unknown, number] = await this.manager.query(
-        `UPDATE people SET ${assignments.join(', ')} WHERE id = $1 AND username IS NOT NULL`,
-        params,
+      const { affected } = await this.people.update(
+        { id: personId, username: Not(IsNull()) },
+        { ...changes, updatedAt: () => 'now()' },
       );
       if (affected === 0) throw new NotFound(`account ${personId} not found`);
       // Delivered at commit: every instance forgets the account's cached keys (disabled flag and
@@ -77,19 +65,26 @@ export class TypeOrmAccountRepository implements AccountRepository {
     });
   }
 
+  // Two tables, counted per account: SQL.
   list(now: Date): Promise<AccountSummary[]> {
     return withDatabaseErrors(async () => {
-      const rows: (Omit<AccountRecord, 'password_hash'> & { active_key_count: number })[] =
-        await this.manager.query(
-          `SELECT p.id, p.username, p.role, p.permissions, p.disabled,
-                  (SELECT count(*)::int FROM api_keys k
-                    WHERE k.person_id = p.id AND k.revoked_at IS NULL
-                      AND (k.expires_at IS NULL OR k.expires_at > $1)) AS active_key_count
-             FROM people p
-            WHERE p.username IS NOT NULL
-            ORDER BY p.username`,
-          [now],
-        );
+      const rows: {
+        id: number;
+        username: string;
+        role: Role;
+        permissions: Permission[];
+        disabled: boolean;
+        active_key_count: number;
+      }[] = await this.manager.query(
+        `SELECT p.id, p.username, p.role, p.permissions, p.disabled,
+                (SELECT count(*)::int FROM api_keys k
+                  WHERE k.person_id = p.id AND k.revoked_at IS NULL
+                    AND (k.expires_at IS NULL OR k.expires_at > $1)) AS active_key_count
+           FROM people p
+          WHERE p.username IS NOT NULL
+          ORDER BY p.username`,
+        [now],
+      );
       return rows.map((row) => ({
         personId: row.id,
         username: row.username,
@@ -101,52 +96,44 @@ export class TypeOrmAccountRepository implements AccountRepository {
     });
   }
 
-  private findOne(condition: string, value: unknown): Promise<Account | null> {
+  private findOne(where: Parameters<Repository<PersonRow>['findOneBy']>[0]): Promise<Account | null> {
     return withDatabaseErrors(async () => {
-      const rows: AccountRecord[] = await this.manager.query(
-        `SELECT ${ACCOUNT_COLUMNS} FROM people WHERE ${condition}`,
-        [value],
-      );
-      return rows.length > 0 ? toAccount(rows[0]) : null;
+      const row = await this.people.findOneBy(where);
+      return row ? toAccount(row) : null;
     });
   }
 
   /** A new person who exists to hold the account: an administrator unless told otherwise. */
-  private insertPerson(account: NewAccount): Promise<AccountRecord[]> {
+  private async insertPerson(account: NewAccount): Promise<number> {
     const firstName = account.firstName ?? account.username;
     const lastName = account.lastName ?? 'Account';
-    return this.manager.query(
-      `INSERT INTO people (role, first_name, last_name, first_name_folded, last_name_folded,
-                           username, password_hash, permissions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       RETURNING ${ACCOUNT_COLUMNS}`,
-      [
-        account.role ?? 'admin',
-        firstName,
-        lastName,
-        foldCase(firstName),
-        foldCase(lastName),
-        account.username,
-        account.passwordHash,
-        account.permissions,
-      ],
-    );
+    const { identifiers } = await this.people.insert({
+      role: account.role ?? 'admin',
+      firstName,
+      lastName,
+      firstNameFolded: foldCase(firstName),
+      lastNameFolded: foldCase(lastName),
+      username: account.username,
+      passwordHash: account.passwordHash,
+      permissions: account.permissions,
+    });
+    return identifiers[0].id as number;
   }
 
-  private async attach(account: NewAccount): Promise<AccountRecord[]> {
-    const [rows]: [AccountRecord[], number] = await this.manager.query(
-      `UPDATE people
-          SET username = $2, password_hash = $3, permissions = $4, role = COALESCE($5, role),
-              version = version + 1, updated_at = now()
-        WHERE id = $1 AND username IS NULL
-        RETURNING ${ACCOUNT_COLUMNS}`,
-      [account.personId, account.username, account.passwordHash, account.permissions, account.role ?? null],
+  private async attach(personId: number, account: NewAccount): Promise<number> {
+    const { affected } = await this.people.update(
+      { id: personId, username: IsNull() },
+      {
+        username: account.username,
+        passwordHash: account.passwordHash,
+        permissions: account.permissions,
+        role: account.role,
+        version: () => 'version + 1',
+        updatedAt: () => 'now()',
+      },
     );
-    if (rows.length > 0) return rows;
-    const exists: unknown[] = await this.manager.query('SELECT 1 FROM people WHERE id = $1', [
-      account.personId,
-    ]);
-    if (exists.length === 0) throw new NotFound(`person ${account.personId} not found`);
-    throw new Conflict(`person ${account.personId} already has an account`);
+    if (affected !== 0) return personId;
+    if (!(await this.people.existsBy({ id: personId }))) throw new NotFound(`person ${personId} not found`);
+    throw new Conflict(`person ${personId} already has an account`);
   }
 }

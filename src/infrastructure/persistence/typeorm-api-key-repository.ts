@@ -1,4 +1,4 @@
-import { type EntityManager, IsNull, MoreThan, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
 import type { ApiKeyRepository, KeyCredential, NewApiKey } from '../../application/ports/api-key-repository';
 import type { ApiKey } from '../../domain/api-key';
 import { NotFound } from '../../domain/errors';
@@ -64,7 +64,7 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
     });
   }
 
-  // The hot path of every request: one indexed lookup that also brings the account.
+  // The hot path of every request: one indexed lookup that also brings the account (two tables: SQL).
   findByTokenHash(tokenHash: string): Promise<KeyCredential | null> {
     return withDatabaseErrors(async () => {
       const rows: CredentialRecord[] = await this.manager.query(
@@ -145,16 +145,14 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
    */
   touch(id: number, at: Date): Promise<void> {
     return withDatabaseErrors(async () => {
-      await this.keys
-        .createQueryBuilder()
-        .update()
-        .set({ lastUsedAt: at })
-        .where('id = :id', { id })
-        .andWhere(
-          "(last_used_at IS NULL OR last_used_at <= CAST(:at AS timestamptz) - interval '1 minute')",
-          { at },
-        )
-        .execute();
+      const minuteBefore = new Date(at.getTime() - 60_000);
+      await this.keys.update(
+        [
+          { id, lastUsedAt: IsNull() },
+          { id, lastUsedAt: LessThanOrEqual(minuteBefore) },
+        ],
+        { lastUsedAt: at },
+      );
     });
   }
 

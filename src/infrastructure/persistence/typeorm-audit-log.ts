@@ -1,4 +1,4 @@
-import { type EntityManager, MoreThanOrEqual, type Repository } from 'typeorm';
+import { type EntityManager, In, MoreThanOrEqual, type Repository } from 'typeorm';
 import type { AuditLog, AuditQuery } from '../../application/ports/audit-log';
 import type { AuditEntry, NewAuditEntry } from '../../domain/audit-entry';
 import { withDatabaseErrors } from './database-errors';
@@ -50,16 +50,20 @@ export class TypeOrmAuditLog implements AuditLog {
 
   list({ personId, since, limit }: AuditQuery): Promise<AuditEntry[]> {
     return withDatabaseErrors(async () => {
-      const query = this.entries.createQueryBuilder('e').orderBy('e.at', 'DESC').addOrderBy('e.id', 'DESC');
-      if (personId !== undefined) {
-        query.andWhere(
-          '(e.actorAccountId = :personId OR (e.subjectType IN (:...subjects) AND e.subjectId = :personId))',
-          { personId, subjects: PERSON_SUBJECTS },
-        );
-      }
-      if (since !== undefined) query.andWhere({ at: MoreThanOrEqual(since) });
-      if (limit !== undefined) query.limit(limit);
-      return (await query.getMany()).map(toAuditEntry);
+      const at = since === undefined ? {} : { at: MoreThanOrEqual(since) };
+      const rows = await this.entries.find({
+        // About the person (its record or its account), or done by its account.
+        where:
+          personId === undefined
+            ? at
+            : [
+                { ...at, actorAccountId: personId },
+                { ...at, subjectType: In(PERSON_SUBJECTS), subjectId: personId },
+              ],
+        order: { at: 'DESC', id: 'DESC' },
+        take: limit,
+      });
+      return rows.map(toAuditEntry);
     });
   }
 }

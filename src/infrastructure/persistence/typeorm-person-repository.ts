@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { NewPerson, PersonQuery, PersonRepository } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
 import type { Person, PersonChanges } from '../../domain/person';
@@ -6,6 +6,7 @@ import { foldCase } from '../../domain/text';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { PERSON_COLUMNS, type PersonRecord, toPerson } from './person-rows';
+import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /**
  * Streams read this many people per statement, each batch a fresh keyset query: no cursor holds
@@ -16,25 +17,22 @@ const STREAM_BATCH_SIZE = 1000;
 /** People per INSERT: arrays travel as one parameter each, so this bounds memory, not parameters. */
 const INSERT_CHUNK_SIZE = 5000;
 
-const CHANGE_COLUMNS: Record<keyof PersonChanges, string> = {
-  firstName: 'first_name',
-  lastName: 'last_name',
-  chatId: 'chat_id',
-};
-
-/** The folded copy each name carries, for case-insensitive search (SPEC §1). */
-const FOLDED_COLUMNS: Partial<Record<keyof PersonChanges, string>> = {
-  firstName: 'first_name_folded',
-  lastName: 'last_name_folded',
-};
-
 /** What the email filter compares: an email's folded value; other kinds have none. */
 function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
 }
 
+/**
+ * People with their contacts and memberships are read and inserted by SQL (one statement a page,
+ * one a table for a bulk insert; see docs/decisions.md, "Persistence"); changes to the people row
+ * alone go through the Repository API.
+ */
 export class TypeOrmPersonRepository implements PersonRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly people: Repository<PersonRow>;
+
+  constructor(private readonly manager: EntityManager) {
+    this.people = manager.getRepository(PersonSchema);
+  }
 
   search(query: PersonQuery, limit: number): Promise<Person[]> {
     return withDatabaseErrors(() => this.select(this.condition(query, query.after), limit));
@@ -68,23 +66,17 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   update(id: number, changes: PersonChanges): Promise<void> {
     return withDatabaseErrors(async () => {
-      const params: unknown[] = [id];
-      const assignments: string[] = [];
-      const set = (column: string, value: unknown) => {
-        params.push(value);
-        assignments.push(`${column} = $${params.length}`);
-      };
-      for (const [field, column] of Object.entries(CHANGE_COLUMNS)) {
-        const value = changes[field as keyof PersonChanges];
-        if (value === undefined) continue;
-        set(column, value);
-        const folded = FOLDED_COLUMNS[field as keyof PersonChanges];
-        if (folded !== undefined && typeof value === 'string') set(folded, foldCase(value));
-      }
-      const [, affected]: [unknown, number] = await this.manager.query(
-        `UPDATE people SET ${[...assignments, 'version = version + 1', 'updated_at = now()'].join(', ')}
-         WHERE id = $1`,
-        params,
+      const { firstName, lastName } = changes;
+      const { affected } = await this.people.update(
+        { id },
+        {
+          ...changes,
+          // The folded copies that name searches match (SPEC §1), written with the names.
+          firstNameFolded: firstName === undefined ? undefined : foldCase(firstName),
+          lastNameFolded: lastName === undefined ? undefined : foldCase(lastName),
+          version: () => 'version + 1',
+          updatedAt: () => 'now()',
+        },
       );
       if (affected === 0) throw new NotFound(`person ${id} not found`);
     });
@@ -103,6 +95,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
   chatIdsInUse(chatIds: string[]): Promise<string[]> {
     return withDatabaseErrors(async () => {
       if (chatIds.length === 0) return [];
+      // One array parameter, however many ids: In() would send one parameter per id.
       const rows: { chat_id: string }[] = await this.manager.query(
         "SELECT chat_id FROM people WHERE chat_id = ANY($1::text[]) AND role = 'member' ORDER BY chat_id",
         [chatIds],
@@ -113,12 +106,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   /** Every person, admins included. */
   count(): Promise<number> {
-    return withDatabaseErrors(async () => {
-      const [row]: { count: number }[] = await this.manager.query(
-        'SELECT count(*)::int AS count FROM people',
-      );
-      return row.count;
-    });
+    return withDatabaseErrors(() => this.people.count());
   }
 
   private condition(query: PersonQuery, after: number | undefined): SqlCondition {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { PersonFilter } from '../../../src/domain/person-filter';
 import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { personFilterSql } from '../../../src/infrastructure/persistence/person-filter-sql';
 import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
 
 /** An empty database, not migrated: PGlite in memory, or a new schema on PostgreSQL. */
@@ -21,6 +23,24 @@ async function openEmpty(
       await first.close();
     },
   };
+}
+
+/**
+ * Whether the search can be served by an index: the plan of its condition with sequential scans
+ * and plain index scans (which on a handful of rows beat any index by walking the primary key)
+ * priced out of reach, leaving the bitmap scans of indexes that match the condition.
+ */
+async function planOf(database: Database, filter: PersonFilter): Promise<string> {
+  const { sql, params } = personFilterSql(filter, { today: '2024-06-15', visibleOnly: true });
+  return database.dataSource.transaction(async (manager) => {
+    await manager.query('SET LOCAL enable_seqscan = off');
+    await manager.query('SET LOCAL enable_indexscan = off');
+    const rows: { 'QUERY PLAN': string }[] = await manager.query(
+      `EXPLAIN SELECT p.id FROM people p WHERE ${sql}`,
+      params,
+    );
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
 }
 
 describe.each(testDatabases)('migrate on $name', (target) => {
@@ -55,7 +75,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     });
   }
 
-  it('creates the indexes the searches and lookups rely on', async () => {
+  it('creates the indexes the searches and lookups rely on, and the searches can use them', async () => {
     const database = await openTestDatabase(target);
     try {
       const indexes: { indexname: string }[] = await database.dataSource.query(
@@ -74,6 +94,11 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'audit_entries_subject_idx',
         ]),
       );
+      // The name substring match from the trigram index on the folded name, the email exact match
+      // from the index on the folded email.
+      expect(await planOf(database, { lastName: 'σίσυφος' })).toContain('people_last_name_folded_trgm_idx');
+      expect(await planOf(database, { firstName: 'STRASSE' })).toContain('people_first_name_folded_trgm_idx');
+      expect(await planOf(database, { email: 'ZOË@example.org' })).toContain('contacts_email_folded_idx');
     } finally {
       await database.close();
     }

@@ -47,18 +47,18 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     { name: 'people_planner_id_check', expression: "planner_id <> ''" },
     { name: 'people_credentials_check', expression: '(username IS NULL) = (password_hash IS NULL)' },
   ],
-  // Trigram and partial indexes are beyond what TypeORM describes; the migration owns them.
   indices: [
+    // Trigram (gin_trgm_ops) indexes are beyond what TypeORM describes: the migration owns them.
     { name: 'people_first_name_folded_trgm_idx', columns: ['firstNameFolded'], synchronize: false },
     { name: 'people_last_name_folded_trgm_idx', columns: ['lastNameFolded'], synchronize: false },
-    { name: 'people_planner_id_idx', columns: ['id'], synchronize: false },
-    // chat_id is unique among members, the people the API shows (a partial unique index).
+    // has_planner=true scans only the people who have one.
+    { name: 'people_planner_id_idx', columns: ['id'], where: 'planner_id IS NOT NULL' },
+    // chat_id is unique among members, the people the API shows.
     {
       name: 'people_member_chat_id_key',
       columns: ['chatId'],
       unique: true,
       where: "role = 'member' AND chat_id IS NOT NULL",
-      synchronize: false,
     },
   ],
 });

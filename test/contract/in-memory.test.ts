@@ -1,0 +1,8 @@
+import { InMemoryDirectory } from '../../src/infrastructure/in-memory/in-memory-directory';
+import { describePersistenceContract } from './persistence.contract';
+
+describePersistenceContract('the in-memory adapters', async () => {
+  const directory = new InMemoryDirectory();
+  const { people, accounts, keys, audit, unitOfWork } = directory;
+  return { repositories: { people, accounts, keys, audit }, unitOfWork, close: async () => undefined };
+});

@@ -1,0 +1,7 @@
+import { describePersistenceContract } from './persistence.contract';
+import { openTypeOrmAdapter } from './typeorm-adapter';
+
+describePersistenceContract(
+  'the TypeORM adapters on PostgreSQL (TEST_DATABASE_URL)',
+  openTypeOrmAdapter('postgres'),
+);

@@ -1,0 +1,21 @@
+import { createRepositories } from '../../src/infrastructure/persistence/repositories';
+import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { openTestDatabase, testDatabases } from '../support/databases';
+import type { OpenAdapter } from './contract-adapter';
+
+/**
+ * The TypeORM adapters over a fresh migrated database (PGlite in memory, or a schema of its own on
+ * PostgreSQL); null when the run leaves that database out (TEST_DATABASE_URL, TEST_DATABASES).
+ */
+export function openTypeOrmAdapter(database: 'pglite' | 'postgres'): OpenAdapter | null {
+  const target = testDatabases.find((candidate) => candidate.name === database);
+  if (target === undefined) return null;
+  return async () => {
+    const opened = await openTestDatabase(target);
+    return {
+      repositories: createRepositories(opened.dataSource.manager),
+      unitOfWork: new TypeOrmUnitOfWork(opened.dataSource),
+      close: () => opened.close(),
+    };
+  };
+}
