@@ -346,6 +346,24 @@ describe('the command-line tool beside the running service on the embedded datab
     expect((await issueKey(service, 'late')).status).toBe(201);
   }, 180_000);
 
+  it("plans an import's checks afresh, not with what the service's session cached while the directory was small", async () => {
+    const dataDir = newDirectory('beside-plans-');
+    const service = await serve(dataDir);
+    // The demo's inserts make PostgreSQL plan the foreign-key checks on nearly empty tables.
+    expect((await runTool(['demo'], { dataDir })).code).toBe(0);
+    const imported = await runTool(['import', importFile(dataDir, 'planned', 3000)], { dataDir });
+    expect(imported.code).toBe(0);
+
+    await sql(dataDir, 'SELECT pg_stat_force_next_flush()');
+    const [{ seq_scan: scans }] = await sql(
+      dataDir,
+      "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'people'",
+    );
+    // With those plans, each of the 9,000 contacts and memberships would scan the people table.
+    expect(Number(scans)).toBeLessThan(500);
+    expect(await stop(service)).toBe(0);
+  }, 120_000);
+
   it('leaves the service serving, and nothing of its work, when the tool is killed mid-transaction', async () => {
     const dataDir = newDirectory('beside-killed-');
     const service = await serve(dataDir);
