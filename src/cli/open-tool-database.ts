@@ -31,7 +31,7 @@ export async function openToolDatabase(config: Config, io: CliIo): Promise<Datab
   }
   // Checked and tightened here too: the tool must not read a directory of another user's.
   const dataDir = preparePrivateDataDir(config.dataDir);
-  let waitingFor: number | null = null;
+  let waitingFor: string | null = null;
   for (;;) {
     const owner = readDataDirOwner(dataDir.path);
     if (owner === null) {
@@ -51,20 +51,17 @@ export async function openToolDatabase(config: Config, io: CliIo): Promise<Datab
         continue;
       }
     }
+    let reason = `process ${owner.pid}, which has the embedded database in ${dataDir.path} open (another command, or the service starting)`;
     if (owner.socket !== null) {
       const database = await connectToService(owner.socket, owner.pid);
       if (database !== null) {
         say(`using the embedded database in ${dataDir.path}, through the service (process ${owner.pid})`);
         return database;
       }
+      reason = `the service (process ${owner.pid}), which takes no more connections now`;
     }
-    if (waitingFor !== owner.pid) {
-      waitingFor = owner.pid;
-      say(
-        `waiting for process ${owner.pid}, which has the embedded database in ${dataDir.path} open ` +
-          '(another command, or the service starting)',
-      );
-    }
+    if (waitingFor !== reason) say(`waiting for ${reason}`);
+    waitingFor = reason;
     await sleep(POLL_MS);
   }
 }

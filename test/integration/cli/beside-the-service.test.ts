@@ -45,7 +45,7 @@ async function stop(service: ServedProcess): Promise<number | null> {
 function startTool(
   args: string[],
   options: { dataDir: string; cwd?: string; input?: string; env?: Record<string, string> },
-): { child: ChildProcess; done: Promise<Run>; stdout: () => string } {
+): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [tool, ...args], {
     cwd: options.cwd ?? ROOT,
     env: {
@@ -69,7 +69,12 @@ function startTool(
   const done = new Promise<Run>((resolve) =>
     child.once('close', (code) => resolve({ code, stdout, stderr })),
   );
-  return { child, done, stdout: () => stdout };
+  return { child, done, stdout: () => stdout, stderr: () => stderr };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i += 1) await sleep(25);
+  expect(condition()).toBe(true);
 }
 
 function runTool(args: string[], options: Parameters<typeof startTool>[1]): Promise<Run> {
@@ -241,6 +246,25 @@ describe('the command-line tool beside the running service on the embedded datab
       last.timestamp,
       last.name,
     ]);
+
+    // With every connection taken (psql sessions, say), a command waits for one to close.
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = new pg.Client({ host: dataDir, port: 5432, user: 'postgres', database: 'postgres' });
+        await client.connect();
+        return client;
+      }),
+    );
+    const queued = startTool(['accounts', 'list'], { dataDir });
+    await until(() => queued.stderr().includes('waiting for'));
+    await sessions[0].end();
+    expect(await queued.done).toMatchObject({
+      code: 0,
+      stderr:
+        `waiting for the service (process ${service.child.pid}), which takes no more connections now\n` +
+        `using the embedded database in ${dataDir}, through the service (process ${service.child.pid})\n`,
+    });
+    await Promise.all(sessions.slice(1).map((client) => client.end()));
 
     // A second service on the same directory is refused, and the first keeps serving.
     const second = spawnSync(process.execPath, [build.main], {
@@ -416,11 +440,10 @@ describe('the command-line tool beside the running service on the embedded datab
 
     const run = startTool(['import', file], { dataDir });
     // The tool holds the directory (its own lock) before the service is started.
-    for (let i = 0; i < 200; i += 1) {
+    await until(() => {
       const lock = existsSync(join(dataDir, LOCK_FILE)) && readFileSync(join(dataDir, LOCK_FILE), 'utf8');
-      if (lock && JSON.parse(lock).pid === run.child.pid) break;
-      await sleep(25);
-    }
+      return lock !== false && JSON.parse(lock).pid === run.child.pid;
+    });
     // Another command started meanwhile waits its turn too.
     const second = startTool(['accounts', 'list'], { dataDir });
     const service = await serve(dataDir);
