@@ -9,6 +9,7 @@ import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
 import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
+import { testDatabases } from '../../support/databases';
 
 const IDLE_MS = 600;
 const MAX_CONNECTIONS = 3;
@@ -32,7 +33,10 @@ function message(type: string | null, ...parts: Part[]): Buffer {
   return Buffer.concat([type === null ? Buffer.alloc(0) : Buffer.from(type), length, body]);
 }
 
-describe('the embedded database served to other processes', () => {
+// Embedded only: skipped in the PostgreSQL stage (TEST_DATABASES=postgres).
+const embedded = testDatabases.some((target) => target.name === 'pglite');
+
+(embedded ? describe : describe.skip)('the embedded database served to other processes', () => {
   let dataDir: string;
   let database: Database;
   let server: DatabaseServer;
