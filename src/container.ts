@@ -91,6 +91,9 @@ export function createContainer(
   // Bearer verification reads credentials through a cache that every revocation, account change
   // and (on PostgreSQL) every other instance's notification invalidates: see CredentialCache.
   const cache = credentialCacheFor(database);
+  // The command-line tool beside the service writes through its own container: forget every
+  // credential as soon as one of its transactions is over (see PgliteGate).
+  database.gate?.onVisitorDone(() => cache.clear());
   const repositories = createRepositories(database.dataSource.manager);
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
   container

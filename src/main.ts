@@ -6,20 +6,16 @@ import type { Logger } from 'pino';
 import type { PersonRepository } from './application/ports/person-repository';
 import { TYPES } from './application/ports/tokens';
 import { type Config, ConfigError, loadConfig } from './config';
-import { type CliServer, startCliServer } from './cli/cli-server';
-import { APP, closeConnections, createContainer, startConnections } from './container';
+import { closeConnections, createContainer, createLogger, startConnections } from './container';
 import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
 import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
 import { DataDirectoryNotPrivate } from './infrastructure/persistence/private-data-dir';
-import {
-  type Database,
-  migrate,
-  openDatabase,
-  refreshStatistics,
-} from './infrastructure/persistence/database';
+import { type Database, migrate, refreshStatistics } from './infrastructure/persistence/database';
+import { openDatabaseWhenFree } from './infrastructure/persistence/open-database-when-free';
+import { type DatabaseServer, serveDatabase } from './infrastructure/persistence/serve-database';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const RECOMMENDED_BCRYPT_COST = 12;
@@ -46,7 +42,7 @@ function shutDownOnSignals(
   container: Container,
   database: Database,
   logger: Logger,
-  cliServer: CliServer | null,
+  databaseServer: DatabaseServer | null,
 ): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -57,8 +53,8 @@ function shutDownOnSignals(
     stopping = true;
     // Answers still to come tell their clients not to reuse the connection.
     closeConnectionsAfterAnswers();
-    // Like HTTP requests: no new command-line requests, and the one running finishes.
-    const commandsDone = cliServer?.close() ?? Promise.resolve();
+    // Like HTTP requests: no new command-line connections, and a transaction begun finishes.
+    const commandsDone = databaseServer?.close() ?? Promise.resolve();
     setTimeout(() => {
       logger.error('requests still running after 10 s: exiting');
       process.exit(1);
@@ -119,12 +115,17 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  const logger = createLogger(config.logLevel);
   let database: Database;
   try {
-    database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.databaseUrl === null ? config.dataDir : undefined,
-    });
+    database = await openDatabaseWhenFree(
+      { databaseUrl: config.databaseUrl, dataDir: config.databaseUrl === null ? config.dataDir : undefined },
+      (owner) =>
+        logger.warn(
+          { pid: owner.pid, dataDir: config.dataDir },
+          'a command-line tool has the embedded database open: starting once it has finished',
+        ),
+    );
   } catch (error) {
     if (error instanceof DataDirectoryInUse || error instanceof DataDirectoryNotPrivate)
       fail(`start-up failed: ${error.message}`);
@@ -133,8 +134,7 @@ async function main(): Promise<void> {
     fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);
   }
 
-  const container = createContainer(config, database);
-  const logger = container.get<Logger>(APP.Logger);
+  const container = createContainer(config, database, { logger });
   if (database.dataDir?.tightened) {
     logger.warn(
       { dataDir: database.dataDir.path },
@@ -181,18 +181,25 @@ async function main(): Promise<void> {
   }
   // Later errors (a failed accept when file descriptors run out) must not end the process.
   server.on('error', (error) => logger.error({ err: error }, 'the HTTP server reported an error'));
-  // Only once the port is ours: a service that cannot listen must not take commands either.
-  // PGlite belongs to this process now: `npm run cli` hands its commands to it over a socket.
-  const cliServer =
-    config.databaseUrl === null
-      ? startCliServer({ dataDir: config.dataDir, database, logger, httpServer: server })
-      : null;
+  // Only once the port is ours: a service that cannot listen must not let the tool in either.
+  // PGlite belongs to this process now: `npm run cli` connects to it over a private socket.
+  let databaseServer: DatabaseServer | null = null;
+  if (database.gate !== undefined) {
+    try {
+      databaseServer = await serveDatabase(database, { logger });
+    } catch (error) {
+      server.close();
+      await closeConnections(container).catch(() => undefined);
+      await database.close().catch(() => undefined);
+      fail(`start-up failed: cannot let the command line in: ${(error as Error).message}`);
+    }
+  }
   const { port } = server.address() as AddressInfo;
   logger.info(
     { port, database: database.kind },
     `Membership Directory listening on http://localhost:${port}`,
   );
-  shutDownOnSignals(http, container, database, logger, cliServer);
+  shutDownOnSignals(http, container, database, logger, databaseServer);
 }
 
 main().catch((error: unknown) => fail('start-up failed', error));

@@ -3,13 +3,14 @@ import type { Container } from 'inversify';
 import { type Config, ConfigError, loadConfig } from '../config';
 import { type ContainerOverrides, createContainer } from '../container';
 import { DomainError, Unavailable } from '../domain/errors';
-import { type Database, migrate, openDatabase } from '../infrastructure/persistence/database';
+import { type Database, migrate } from '../infrastructure/persistence/database';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { CliFailure, UsageError } from './cli-errors';
 import type { CliIo } from './cli-io';
 import type { Command } from './command';
 import { COMMANDS } from './commands';
 import { TOOL } from './help';
+import { openToolDatabase } from './open-tool-database';
 import { parseCommandLine } from './parse-command-line';
 import { printLine } from './write-text';
 
@@ -61,10 +62,11 @@ async function withDatabase(
   io: CliIo,
   work: (database: Database, container: Container) => Promise<void>,
 ): Promise<void> {
-  const database = options.database ?? (await openNamedDatabase(config, io));
+  const database = options.database ?? (await openToolDatabase(config, io));
   try {
+    if (database.servedBy !== undefined) await refuseOlderService(database);
     // Every command finds the schema it expects, as the service does at start-up.
-    if (command.database === 'migrated') await migrate(database);
+    else if (command.database === 'migrated') await migrate(database);
     await work(database, createContainer(config, database, options.overrides));
   } finally {
     if (options.database === undefined) await database.close();
@@ -72,30 +74,17 @@ async function withDatabase(
 }
 
 /**
- * Opens the database the settings name and says which, on standard error (standard output may
- * be an export): a tool run without the service's DATA_DIR would otherwise quietly work on a
- * second, empty database of its own.
+ * The running service migrated the database when it started. A tool that knows newer migrations
+ * is newer code than the service: changing the schema under it could break it, so the tool
+ * leaves that to the service's next start.
  */
-async function openNamedDatabase(config: Config, io: CliIo): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const say = (line: string) => printLine(io.stderr, line);
-  const { dataDir } = database;
-  if (config.databaseUrl !== null) say(`using PostgreSQL at ${postgresLocation(config.databaseUrl)}`);
-  else if (dataDir?.created) {
-    say(
-      `created a new, empty embedded database in ${dataDir.path}; ` +
-        'the service sees it only if it runs with this DATA_DIR too',
+async function refuseOlderService(database: Database): Promise<void> {
+  if (await database.dataSource.showMigrations()) {
+    throw new CliFailure(
+      `the running service (process ${database.servedBy}) is older than this tool: restart it, ` +
+        'which brings the database up to date, then run the command again',
     );
-  } else say(`using the embedded database in ${dataDir?.path ?? config.dataDir}`);
-  if (dataDir?.tightened) say('it could be opened by other users: now only this user can');
-  return database;
-}
-
-/** Host, port and database name: never the user name or password a connection string may hold. */
-function postgresLocation(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  const host = url.host || url.searchParams.get('host') || 'localhost';
-  return `${host}${url.pathname}`;
+  }
 }
 
 function report(error: unknown, io: CliIo): number {

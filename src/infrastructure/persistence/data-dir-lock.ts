@@ -6,7 +6,11 @@ import { DomainError } from '../../domain/errors';
 /** The file inside DATA_DIR that says which process has the embedded database open. */
 export const LOCK_FILE = 'membership-directory.lock';
 
-/** What the lock file holds: the owner, and where it takes command-line requests (or null). */
+/**
+ * What the lock file holds: the owner, and the socket where it serves the database to other
+ * processes (the service, see serveDatabase), or null (a command-line tool, or a service still
+ * starting).
+ */
 export interface LockOwner {
   pid: number;
   socket: string | null;
@@ -27,7 +31,7 @@ export class DataDirectoryInUse extends DomainError {
 
 export interface DataDirLock {
   readonly file: string;
-  /** Records (or clears) the socket that takes command-line requests for this process. */
+  /** Records (or clears) the socket where this process serves the database. */
   setSocket(socket: string | null): void;
   /** Removes the lock file; safe to call twice. */
   release(): void;
@@ -75,7 +79,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
 
 /**
  * The live process that holds the directory, or null when none does (no lock file, or a stale
- * one). For the command line, to decide whether to hand its command to the running service.
+ * one). For the command line, to decide whether to connect to the running service.
  */
 export function readDataDirOwner(dataDir: string): LockOwner | null {
   const raw = readRaw(join(resolve(dataDir), LOCK_FILE));

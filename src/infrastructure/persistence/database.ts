@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
+import { LocalPgStream } from './local-pg-stream';
+import { PgliteGate } from './pglite-gate';
 import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './private-data-dir';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
@@ -21,6 +23,10 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite on a directory: where, and whether opening it created the database or tightened it. */
   dataDir?: PrivateDataDir;
+  /** PGlite opened by this process: how connections, this process's and others', take turns. */
+  gate?: PgliteGate;
+  /** PGlite held by another process (the running service), reached through its socket: its pid. */
+  servedBy?: number;
 }
 
 export interface DatabaseOptions {
@@ -81,6 +87,7 @@ export interface DataSourceParts {
   dataSource: DataSource;
   /** The embedded database behind the DataSource, to close after it; null for PostgreSQL. */
   pglite: PGlite | null;
+  gate: PgliteGate | null;
 }
 
 /** The DataSource (not yet initialised) for these options; also what the TypeORM CLI loads. */
@@ -90,13 +97,17 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     // The options-object form: `new PGlite(undefined, { extensions })` ignores the extensions.
     const pglite = new PGlite({ dataDir: options.dataDir, extensions: { pg_trgm } });
+    const gate = new PgliteGate(pglite);
     const dataSource = new DataSource({
       ...common,
-      // PGlite is one connection: a pool of one queues requests instead of failing them.
+      // PGlite is one session, which connections take in turn: a pool of one queues requests
+      // instead of failing them, and never waits for itself.
       poolSize: 1,
-      extra: { ...createPgConfig(pglite), types: typeParsers },
+      username: 'postgres',
+      database: 'postgres',
+      extra: { stream: () => new LocalPgStream(gate), types: typeParsers },
     } as DataSourceOptions);
-    return { kind: 'pglite', dataSource, pglite };
+    return { kind: 'pglite', dataSource, pglite, gate };
   }
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new Error(`schema name "${options.schema}" must be lower-case letters, digits and underscores`);
@@ -115,7 +126,7 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     poolErrorHandler: () => undefined,
     extra,
   });
-  return { kind: 'postgres', dataSource, pglite: null };
+  return { kind: 'postgres', dataSource, pglite: null, gate: null };
 }
 
 /**
@@ -148,7 +159,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const dataDir = embedded === null ? undefined : preparePrivateDataDir(embedded);
   // PGlite belongs to one process: a second one opening the directory would lose writes silently.
   const lock = embedded === null ? null : acquireDataDirLock(embedded);
-  const { kind, dataSource, pglite } = createDataSource(options);
+  const { kind, dataSource, pglite, gate } = createDataSource(options);
   // PGlite sets its files' modes itself (0666 for a new database's files, 0644 for the caches it
   // rewrites at start and the statistics it writes at shutdown), whatever the umask: tightened
   // again once it has started and once it has stopped.
@@ -172,6 +183,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind,
     dataSource,
     dataDir,
+    ...(gate === null ? {} : { gate }),
     async close() {
       try {
         if (dataSource.isInitialized) await dataSource.destroy();
@@ -182,6 +194,40 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     },
   };
+}
+
+/**
+ * The embedded database another process holds (the service, see serveDatabase), reached over
+ * PostgreSQL's protocol on its socket. One connection: the session is PGlite's only one, so a
+ * second connection of this process would wait forever for the first one's transaction.
+ */
+export async function connectToDatabaseServer(socketPath: string, servedBy: number): Promise<Database> {
+  const dataSource = new DataSource({
+    ...common,
+    poolSize: 1,
+    username: 'postgres',
+    database: 'postgres',
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
+    extra: { stream: () => socketTo(socketPath), types: typeParsers },
+  } as DataSourceOptions);
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
+    throw error;
+  }
+  return { kind: 'pglite', dataSource, servedBy, close: () => dataSource.destroy() };
+}
+
+/**
+ * A socket for pg that connects to this path whatever pg asks for: pg itself only knows TCP and
+ * `<directory>/.s.PGSQL.<port>`, while the socket may also be under the temporary directory or,
+ * on Windows, a named pipe.
+ */
+function socketTo(path: string): Socket {
+  const socket = new Socket();
+  const connect = socket.connect.bind(socket);
+  return Object.assign(socket, { connect: () => connect(path) });
 }
 
 /**

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } fr
 import { join, resolve } from 'node:path';
 import { DomainError } from '../../domain/errors';
 import { LOCK_FILE } from './data-dir-lock';
+import { SOCKET_NAME } from './database-socket-path';
 
 /** Group and other permission bits. */
 const GROUP_OTHER = 0o077;
@@ -89,5 +90,5 @@ export function tightenDataDir(directory: string): number {
 
 /** Empty, or holding only what an earlier start of this service left (its lock, its socket). */
 function onlyOurFiles(directory: string): boolean {
-  return readdirSync(directory).every((name) => name === LOCK_FILE || name === 'cli.sock');
+  return readdirSync(directory).every((name) => name === LOCK_FILE || name === SOCKET_NAME);
 }

@@ -73,7 +73,10 @@ describe('the lock on an embedded database directory', () => {
 
   it('takes over a lock left by a process that is gone', async () => {
     const dataDir = newDataDir();
-    writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: deadPid(), socket: '/nowhere/cli.sock' }));
+    writeFileSync(
+      join(dataDir, LOCK_FILE),
+      JSON.stringify({ pid: deadPid(), socket: '/nowhere/.s.PGSQL.5432' }),
+    );
     expect(readDataDirOwner(dataDir)).toBeNull();
 
     const database = await openDatabase({ databaseUrl: null, dataDir });

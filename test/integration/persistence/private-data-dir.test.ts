@@ -87,7 +87,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     const dataDir = join(parent, 'data');
     const database = await openDatabase({ databaseUrl: null, dataDir });
     try {
-      heldDataDirLock(dataDir)?.setSocket(join(dataDir, 'cli.sock'));
+      heldDataDirLock(dataDir)?.setSocket(join(dataDir, '.s.PGSQL.5432'));
       expect(openToOthers(dataDir)).toEqual([]);
     } finally {
       await database.close();

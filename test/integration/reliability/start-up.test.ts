@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
 import { buildService, seedDirectory } from './served-process';
 
 /** Runs the compiled service to its exit and answers what it printed. */
@@ -56,7 +57,7 @@ describe('start-up of the running service', () => {
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('on a port already in use says so, exits 1, and neither takes commands nor keeps the data directory', async () => {
+  it('on a port already in use says so, exits 1, and neither lets the command line in nor keeps the data directory', async () => {
     await seedDirectory({ databaseUrl: null, dataDir });
     const port = (occupied.address() as { port: number }).port;
 
@@ -64,10 +65,10 @@ describe('start-up of the running service', () => {
 
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`start-up failed: cannot listen: port ${port} is already in use\n`);
-    expect(run.stdout).not.toContain('taking command-line requests');
+    expect(run.stdout).not.toContain('the command line reaches the database here');
     expect(run.stdout).not.toContain('listening on');
-    // The lock and the command socket are gone: `npm run cli` opens the directory itself again.
+    // The lock and the socket are gone: `npm run cli` opens the directory itself again.
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
-    expect(existsSync(join(dataDir, 'cli.sock'))).toBe(false);
+    expect(existsSync(join(dataDir, SOCKET_NAME))).toBe(false);
   }, 60_000);
 });

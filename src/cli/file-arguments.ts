@@ -5,7 +5,7 @@ import { COMMANDS } from './commands';
 import { parseCommandLine } from './parse-command-line';
 
 /** The command the arguments select, or null when they select none (help, wrong usage). */
-export function commandOf(argv: string[]): Command | null {
+function commandOf(argv: string[]): Command | null {
   try {
     const invocation = parseCommandLine(argv, COMMANDS);
     return invocation.kind === 'run' ? invocation.command : null;
@@ -15,9 +15,9 @@ export function commandOf(argv: string[]): Command | null {
 }
 
 /**
- * The arguments with every FILE made absolute against the tool's working directory, so that a
- * command run inside the service reads and writes the files the user named. Anything that does
- * not parse is left as it is, for the command to report.
+ * The arguments with every FILE made absolute against the caller's directory, which is not this
+ * process's when npm runs the tool (see callerDirectory). Anything that does not parse is left as
+ * it is, for the command to report.
  */
 export function resolveFileArguments(argv: string[], cwd: string): string[] {
   const command = commandOf(argv);
