@@ -18,6 +18,9 @@ export interface Config {
   trustProxy: false | number | string;
   /** How long an idle keep-alive connection stays open: longer than a load balancer's (often 60 s). */
   keepAliveTimeoutS: number;
+  /** Unpaged searches longer than a page that may run at once for one key, and in one process. */
+  streamsPerKey: number;
+  streamsPerInstance: number;
 }
 
 export class ConfigError extends Error {}
@@ -119,5 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     trustProxy: trustProxy(env),
     keepAliveTimeoutS: integer(env, 'KEEP_ALIVE_TIMEOUT_S', 65, 1, 3600),
+    streamsPerKey: integer(env, 'STREAMS_PER_KEY', 4, 1, 1000),
+    streamsPerInstance: integer(env, 'STREAMS_PER_INSTANCE', 32, 1, 10_000),
   };
 }

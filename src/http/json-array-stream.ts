@@ -1,9 +1,15 @@
 import type { Response } from 'express';
 
-/** Resolves when the socket can take more, or when it is gone; leaves no listener behind. */
-function drainedOrClosed(res: Response): Promise<void> {
+/**
+ * Resolves when the socket can take more, or when it is gone; leaves no listener behind. A client
+ * that takes nothing for `stallTimeoutMs` is cut off: it would hold its connection, its place
+ * among the streams and a batch of memory for as long as it liked.
+ */
+function drainedOrClosed(res: Response, stallTimeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => res.destroy(), stallTimeoutMs);
     const done = () => {
+      clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
       resolve();
@@ -13,17 +19,26 @@ function drainedOrClosed(res: Response): Promise<void> {
   });
 }
 
+/** Items are written in chunks of about this many characters: fewer, larger writes than one per item. */
+const CHUNK_CHARACTERS = 16 * 1024;
+
+/** Lets requests waiting on the event loop (another key's lookup) run before the next chunk. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Writes `items` as one JSON array without holding them all in memory: it waits for the socket
  * to drain when the client reads slowly, and stops reading (ending the store's iteration) when
- * the client goes away. The first item is fetched before the status line is sent, so that a
- * store failing at once still gets a proper error answer. A failure after that cannot be told in
- * a half-written array: the connection is cut instead, and the client sees an incomplete body.
+ * the client goes away. Nothing is sent before the first chunk is ready, so that a store failing
+ * early still gets a proper error answer. A failure after that cannot be told in a half-written
+ * array: the connection is cut instead, and the client sees an incomplete body. So is a client
+ * that stops reading for `stallTimeoutMs`. Between chunks the stream gives the event loop a turn:
+ * serialising a whole batch at once would keep other requests waiting for tens of milliseconds.
  */
 export async function streamJsonArray<T>(
   res: Response,
   items: AsyncIterable<T>,
   toJson: (item: T) => unknown,
+  stallTimeoutMs: number,
 ): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let next = await iterator.next();
@@ -35,14 +50,16 @@ export async function streamJsonArray<T>(
   res.on('close', onClose);
   res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
   try {
-    res.write('[');
+    let chunk = '[';
     let first = true;
     while (!next.done && !gone) {
-      const chunk = JSON.stringify(toJson(next.value));
-      if (!res.write(first ? chunk : `,${chunk}`)) {
-        await drainedOrClosed(res);
-      }
+      chunk += `${first ? '' : ','}${JSON.stringify(toJson(next.value))}`;
       first = false;
+      if (chunk.length >= CHUNK_CHARACTERS) {
+        if (res.write(chunk)) await nextTurn();
+        else await drainedOrClosed(res, stallTimeoutMs);
+        chunk = '';
+      }
       if (gone) break;
       next = await iterator.next();
     }
@@ -50,7 +67,7 @@ export async function streamJsonArray<T>(
       await iterator.return?.();
       return;
     }
-    res.end(']');
+    res.end(`${chunk}]`);
   } catch (error) {
     await iterator.return?.().catch(() => undefined);
     throw error;

@@ -3,11 +3,14 @@ import type { Container } from 'inversify';
 import { GetPerson } from '../application/people/get-person';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
+import { APP } from '../container';
 import type { Person } from '../domain/person';
 import { bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
 import { streamJsonArray } from './json-array-stream';
+import type { RequestActivity } from './request-activity';
+import { isLookup, type StreamLimits } from './stream-limits';
 import { idParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 import { mapPerson } from './person.mapper';
@@ -35,7 +38,10 @@ function sendPerson(res: Response, person: Person, today: string): void {
 /** GET /people, POST /people/search, GET and PATCH /people/:id. */
 export function peopleRouter(container: Container): express.Router {
   const router = express.Router();
+  // Counted so that streams can give way to them (see the container).
+  router.use(container.get<RequestActivity>(APP.RequestActivity).middleware);
   const bearer = bearerAuth(container);
+  const streams = container.get<StreamLimits>(APP.StreamLimits);
 
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
@@ -53,7 +59,13 @@ export function peopleRouter(container: Container): express.Router {
       res.status(200).type('application/json; charset=utf-8').end();
       return;
     }
-    await streamJsonArray(res, output.people, toJson);
+    // Unpaged and not a lookup: a stream, of which a key and the instance run only a few.
+    const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
+    try {
+      await streamJsonArray(res, output.people, toJson, streams.stallTimeoutMs);
+    } finally {
+      leave?.();
+    }
   }
 
   // Each route: its guard (credentials, permission, rate limit) first, then its body, then the rest.

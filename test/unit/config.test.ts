@@ -35,6 +35,8 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 1200,
       trustProxy: false,
       keepAliveTimeoutS: 65,
+      streamsPerKey: 4,
+      streamsPerInstance: 32,
     });
   });
 
@@ -50,6 +52,8 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_MINUTE: '60',
       TRUST_PROXY: 'loopback, 10.0.0.0/8',
       KEEP_ALIVE_TIMEOUT_S: '620',
+      STREAMS_PER_KEY: '2',
+      STREAMS_PER_INSTANCE: '8',
     });
     expect(config).toEqual({
       port: 8080,
@@ -62,6 +66,8 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 60,
       trustProxy: 'loopback, 10.0.0.0/8',
       keepAliveTimeoutS: 620,
+      streamsPerKey: 2,
+      streamsPerInstance: 8,
     });
   });
 
@@ -136,6 +142,12 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_PER_MINUTE', '0', 'RATE_LIMIT_PER_MINUTE must be a whole number from 1 to 1000000, not "0"'],
     ['KEEP_ALIVE_TIMEOUT_S', '0', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "0"'],
     ['KEEP_ALIVE_TIMEOUT_S', '65s', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "65s"'],
+    ['STREAMS_PER_KEY', '0', 'STREAMS_PER_KEY must be a whole number from 1 to 1000, not "0"'],
+    [
+      'STREAMS_PER_INSTANCE',
+      'many',
+      'STREAMS_PER_INSTANCE must be a whole number from 1 to 10000, not "many"',
+    ],
     [
       'LOG_LEVEL',
       'verbose',

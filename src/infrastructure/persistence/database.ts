@@ -152,6 +152,13 @@ async function createSchema(databaseUrl: string, schema: string): Promise<void> 
   }
 }
 
+/** How many queries are waiting for one of the pool's connections right now. */
+export function queriesWaiting(database: Database): number {
+  // pg's Pool counts them itself; TypeORM keeps the pool as its driver's `master`.
+  const pool = (database.dataSource.driver as unknown as { master?: { waitingCount?: number } }).master;
+  return pool?.waitingCount ?? 0;
+}
+
 /** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const embedded = options.databaseUrl === null && options.dataDir !== undefined ? options.dataDir : null;

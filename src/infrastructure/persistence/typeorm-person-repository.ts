@@ -3,6 +3,7 @@ import type { NewPerson, PersonQuery, PersonRepository } from '../../application
 import { NotFound } from '../../domain/errors';
 import type { Person, PersonChanges } from '../../domain/person';
 import { foldCase } from '../../domain/text';
+import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { PERSON_COLUMNS, type PersonRecord, toPerson } from './person-rows';
@@ -22,6 +23,14 @@ function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
 }
 
+/** How streams share the database with lookups, however many of them run. */
+export interface StreamSharing {
+  /** Batches after a stream's first wait for a place in it (lookups and first batches never do). */
+  lane: ConcurrencyLimit;
+  /** People per batch after the first: what a lookup may have to wait behind. */
+  laterBatchSize: number;
+}
+
 /**
  * People with their contacts and memberships are read and inserted by SQL (one statement a page,
  * one a table for a bulk insert; see docs/decisions.md, "Persistence"); changes to the people row
@@ -30,7 +39,11 @@ function foldedValue(contact: { kind: string; value: string }): string | null {
 export class TypeOrmPersonRepository implements PersonRepository {
   private readonly people: Repository<PersonRow>;
 
-  constructor(private readonly manager: EntityManager) {
+  constructor(
+    private readonly manager: EntityManager,
+    /** How streams share the database with everyone else; none: they do not wait for each other. */
+    private readonly sharing?: StreamSharing,
+  ) {
     this.people = manager.getRepository(PersonSchema);
   }
 
@@ -126,10 +139,15 @@ export class TypeOrmPersonRepository implements PersonRepository {
     start?: number,
   ): AsyncIterable<Person> {
     let after = start;
-    while (true) {
-      const batch = await withDatabaseErrors(() => this.select(conditionAfter(after), STREAM_BATCH_SIZE));
+    for (let first = true; ; first = false) {
+      // The first batch runs at once, like a page: it is all that a lookup or a short list needs.
+      // Only long streams read more, and those batches take turns.
+      const size = first ? STREAM_BATCH_SIZE : (this.sharing?.laterBatchSize ?? STREAM_BATCH_SIZE);
+      const read = () => this.select(conditionAfter(after), size);
+      const lane = first ? undefined : this.sharing?.lane;
+      const batch = await withDatabaseErrors(() => lane?.run(read) ?? read());
       yield* batch;
-      if (batch.length < STREAM_BATCH_SIZE) return;
+      if (batch.length < size) return;
       after = batch[batch.length - 1].id;
     }
   }

@@ -1,0 +1,255 @@
+import type { Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { APP } from '../../../src/container';
+import type { StreamLimits } from '../../../src/http/stream-limits';
+import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
+import { testDatabases } from '../../support/databases';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  for (let waited = 0; !condition() && waited < ms; waited += 20) await pause(20);
+}
+
+// About 8 MB of JSON: far more than loopback's socket buffers take in for a client that never reads.
+const PEOPLE = 4000;
+const ADDRESS = `${'Observatory Lane '.repeat(35)}\nNorthfield`;
+
+interface RawAnswer {
+  socket: Socket;
+  status: number;
+  head: string;
+  /** Everything received so far (the rest of the body once the socket is resumed). */
+  received: () => string;
+  ended: Promise<void>;
+}
+
+/**
+ * A raw HTTP/1.1 client: sends GET `path`, waits for the status line and headers, and then stops
+ * reading, as a client that never reads does. Resume `socket` to read on.
+ */
+function rawGet(port: number, token: string, path: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let answered = false;
+    const ended = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.setEncoding('latin1');
+    socket.on('error', reject);
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const end = text.indexOf('\r\n\r\n');
+      if (answered || end < 0) return;
+      answered = true;
+      socket.pause();
+      const head = text.slice(0, end);
+      resolve({ socket, status: Number(head.slice(9, 12)), head, received: () => text, ended });
+    });
+    // One request per connection: the answer ends with the connection, as readAll expects.
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+  });
+}
+
+/** The whole answer: resumes the socket and reads until the server closes the connection. */
+async function readAll(answer: RawAnswer): Promise<{ body: string; complete: boolean }> {
+  answer.socket.resume();
+  await answer.ended;
+  const text = answer.received();
+  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+  // Chunked: a complete answer ends with the last, empty chunk.
+  return { body, complete: text.endsWith('\r\n0\r\n\r\n') };
+}
+
+/** The JSON body of a short, non-streamed answer. */
+function jsonBody(answer: RawAnswer): unknown {
+  const text = answer.received();
+  return JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+}
+
+async function listening(t: TestApp): Promise<{ server: Server; port: number }> {
+  const server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+async function addCrowd(t: TestApp): Promise<number[]> {
+  const contacts = [1, 2, 3].map((n) => ({
+    kind: 'address' as const,
+    value: `${n} ${ADDRESS}`,
+    label: null,
+  }));
+  return t.addPeople(Array.from({ length: PEOPLE }, () => newPerson({ contacts })));
+}
+
+/**
+ * The caps on unpaged searches, with real sockets: clients that never read hold their streams
+ * (the server cannot write more than the socket buffers take), exactly as slow clients do.
+ */
+describe.each(testDatabases)('limits on unpaged searches on $name', (target) => {
+  const open: Socket[] = [];
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.destroy();
+  });
+
+  describe('per key and per instance', () => {
+    let t: TestApp;
+    let server: Server;
+    let port: number;
+    let ids: number[];
+    let limits: StreamLimits;
+
+    beforeAll(async () => {
+      t = await createTestApp(target, { env: { STREAMS_PER_KEY: '4', STREAMS_PER_INSTANCE: '6' } });
+      ids = await addCrowd(t);
+      limits = t.container.get<StreamLimits>(APP.StreamLimits);
+      ({ server, port } = await listening(t));
+    }, 60_000);
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    });
+    afterEach(async () => {
+      // The sockets are gone; their streams end and give their places back.
+      await until(() => limits.active === 0);
+    });
+
+    async function stalledStreams(token: string, count: number): Promise<RawAnswer[]> {
+      const answers: RawAnswer[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const answer = await rawGet(port, token, '/people');
+        open.push(answer.socket);
+        answers.push(answer);
+      }
+      return answers;
+    }
+
+    it('answers a fifth concurrent stream of one key with 429, while other keys stream and look up', async () => {
+      const [greedy, other] = [await t.tokenWith(['read']), await t.tokenWith(['read'])];
+      const held = await stalledStreams(greedy, 4);
+      expect(held.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+
+      const fifth = await rawGet(port, greedy, '/people');
+      open.push(fifth.socket);
+      expect(fifth.status).toBe(429);
+      expect(fifth.head).toMatch(/\r\nRetry-After: 5\r\n/i);
+      await readAll(fifth);
+      expect(jsonBody(fifth)).toEqual({
+        errors: [
+          'at most 4 unpaged searches run at once for one key; retry after 5 s, or ask for pages with limit and after',
+        ],
+      });
+
+      // Paged searches and lookups of the same key are not streams.
+      const page = await rawGet(port, greedy, '/people?limit=10');
+      open.push(page.socket);
+      expect(page.status).toBe(200);
+
+      // Another key: its lookup and its own stream are served in full.
+      const lookup = await rawGet(port, other, `/people/${ids[0]}`);
+      open.push(lookup.socket);
+      expect(lookup.status).toBe(200);
+      const stream = await rawGet(port, other, '/people');
+      open.push(stream.socket);
+      expect(stream.status).toBe(200);
+      const whole = await readAll(stream);
+      expect(whole.complete).toBe(true);
+      expect(limits.active).toBe(4);
+    }, 60_000);
+
+    it('does not count unpaged lookups by chat_id or email, but counts other searches however short', async () => {
+      const token = await t.tokenWith(['read']);
+      const chatId = uniqueName('chat');
+      const lastName = uniqueName('Lookup');
+      await t.addPeople([
+        newPerson({
+          lastName,
+          chatId,
+          contacts: [{ kind: 'email', value: `${chatId}@example.org`, label: null }],
+        }),
+      ]);
+      await stalledStreams(token, 4);
+
+      const lookups = await Promise.all(
+        [`chat_id=${chatId}`, `email=${chatId}@example.org`, `chat_id=${chatId}&active=no`].map((query) =>
+          rawGet(port, token, `/people?${query}`),
+        ),
+      );
+      open.push(...lookups.map((answer) => answer.socket));
+      expect(lookups.map((answer) => answer.status)).toEqual([200, 200, 200]);
+      await Promise.all(lookups.map(readAll));
+      expect(lookups.every((answer) => answer.received().includes(`"chat_id":"${chatId}"`))).toBe(true);
+
+      const byName = await rawGet(port, token, `/people?last_name=${lastName}`);
+      open.push(byName.socket);
+      expect(byName.status).toBe(429);
+    }, 60_000);
+
+    it('answers 429 to every key once the instance runs its number of streams', async () => {
+      const [first, second, third] = [
+        await t.tokenWith(['read']),
+        await t.tokenWith(['read']),
+        await t.tokenWith(['read']),
+      ];
+      await stalledStreams(first, 4);
+      await stalledStreams(second, 2);
+
+      const refused = await rawGet(port, third, '/people');
+      open.push(refused.socket);
+      expect(refused.status).toBe(429);
+      await readAll(refused);
+      expect(jsonBody(refused)).toEqual({
+        errors: [expect.stringMatching(/^at most 6 unpaged searches run at once on this server;/)],
+      });
+    }, 60_000);
+
+    it('gives a stream’s place back when its client goes away', async () => {
+      const token = await t.tokenWith(['read']);
+      const held = await stalledStreams(token, 4);
+      held[0].socket.destroy();
+      await until(() => limits.active === 3);
+
+      const again = await rawGet(port, token, '/people');
+      open.push(again.socket);
+      expect(again.status).toBe(200);
+    }, 60_000);
+  });
+
+  describe('a client that stops reading', () => {
+    let t: TestApp;
+    let server: Server;
+    let port: number;
+
+    beforeAll(async () => {
+      t = await createTestApp(target, { overrides: { streamStallTimeoutMs: 300 } });
+      await addCrowd(t);
+      ({ server, port } = await listening(t));
+    }, 60_000);
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    });
+
+    it('is cut off, and its stream’s place given back', async () => {
+      const token = await t.tokenWith(['read']);
+      const stalled: RawAnswer[] = [];
+      for (let i = 0; i < 4; i += 1) stalled.push(await rawGet(port, token, '/people'));
+      open.push(...stalled.map((answer) => answer.socket));
+      expect(stalled.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+
+      await pause(1500);
+      // The key's four places are free again.
+      const fifth = await rawGet(port, token, '/people');
+      open.push(fifth.socket);
+      expect(fifth.status).toBe(200);
+
+      // What the first client gets when it reads at last: part of the array, then the end.
+      const cut = await readAll(stalled[0]);
+      expect(cut.complete).toBe(false);
+      expect(cut.body.length).toBeGreaterThan(0);
+    }, 60_000);
+  });
+});
