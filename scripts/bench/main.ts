@@ -190,6 +190,7 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
       label: 'service',
       server: service,
       token,
+      streamToken: () => issueToken(service.url, accounts.reader),
       ids: await walkIds(service.url, token),
       stormAuthorizations,
     };
@@ -197,6 +198,8 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
       label: 'baseline',
       server: baselineServer,
       token,
+      // The baseline counts nothing per key: the reader's key serves for the streams too.
+      streamToken: async () => token,
       ids: await walkIds(baselineServer.url, token),
       stormAuthorizations,
     };
@@ -248,11 +251,13 @@ async function pgliteRun(
     const accounts = accountsFor(options);
     for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
     service = await ServerProcess.start('service (PGlite)', paths.serviceMain, env, '/readyz');
-    const token = await issueToken(service.url, accounts.reader);
+    const { url } = service;
+    const token = await issueToken(url, accounts.reader);
     const target: Target = {
       label: 'service (PGlite)',
       server: service,
       token,
+      streamToken: () => issueToken(url, accounts.reader),
       ids: await walkIds(service.url, token),
       stormAuthorizations: accounts.storm.map(basic),
     };

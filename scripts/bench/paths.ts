@@ -8,5 +8,6 @@ export const paths = {
   serviceMain: join(dist, 'src', 'main.js'),
   cliMain: join(dist, 'src', 'cli', 'main.js'),
   baselineServer: join(__dirname, 'baseline-server.js'),
+  slowStreams: join(__dirname, 'slow-streams.js'),
   results: join(resolve(dist, '..'), 'bench-results'),
 };

@@ -107,6 +107,35 @@ function stormRow(service: Figures, baseline: Figures | undefined): Row {
   };
 }
 
+function slowStreamsRow(service: Figures, baseline: Figures | undefined): Row {
+  if (service.kind !== 'slow-streams') throw new Error('slow_streams: unexpected figures');
+  const describe = ({ quiet, during, streams }: typeof service.slowStreams) => {
+    const latency =
+      during.requests === 0
+        ? `p99 ${quiet.p99Ms} ms → no lookup answered`
+        : `p50 ${quiet.p50Ms} → ${during.p50Ms} ms, p99 ${quiet.p99Ms} → ${during.p99Ms} ms ` +
+          `(×${(during.p99Ms / quiet.p99Ms).toFixed(2)})`;
+    return (
+      `${latency}, ${during.requests} lookups, ${during.errors} errors; ` +
+      `streams ${streams.served} served, ${streams.refused} refused, ${streams.failed} failed`
+    );
+  };
+  const figures = service.slowStreams;
+  const ratio = figures.during.p99Ms / figures.quiet.p99Ms;
+  const base = baseline?.kind === 'slow-streams' ? baseline.slowStreams : undefined;
+  // The streams must really have run, and the lookups all answered.
+  const valid =
+    clean(figures.quiet, figures.during) && figures.during.requests > 0 && figures.streams.served > 0;
+  return {
+    scenario: SCENARIO_TITLES.slow_streams,
+    service: describe(figures),
+    baseline: base ? describe(base) : '',
+    ratio,
+    target: 'p99 ≤ 2 × quiet p99',
+    result: verdict(ratio <= 2, valid),
+  };
+}
+
 export function rowsOf(run: RunResult): Row[] {
   const rows: Row[] = [];
   const limit = (15 * run.people) / 100_000;
@@ -126,6 +155,7 @@ export function rowsOf(run: RunResult): Row[] {
     if (!figures) continue;
     if (name === 'full_list') rows.push(fullListRow(figures.service, figures.baseline));
     else if (name === 'keys_storm') rows.push(stormRow(figures.service, figures.baseline));
+    else if (name === 'slow_streams') rows.push(slowStreamsRow(figures.service, figures.baseline));
     else rows.push(loadRow(name, figures.service, figures.baseline));
   }
   return rows;

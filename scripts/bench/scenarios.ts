@@ -2,12 +2,18 @@ import type { Probes } from './generate-directory';
 import { type LoadFigures, type RequestSpec, rotation, runLoad } from './load-runner';
 import { type FullListFigures, measureFullList } from './measure-full-list';
 import type { ServerProcess } from './processes';
+import { type SlowStreamFigures, startSlowStreams } from './slow-streams';
 
 /** A server under test with what the scenarios need to address it. */
 export interface Target {
   label: string;
   server: ServerProcess;
   token: string;
+  /**
+   * Another key of the same account, for the slow streams (the service counts streams per key).
+   * Issued when the scenario runs, so that the other scenarios measure the server as before.
+   */
+  streamToken: () => Promise<string>;
   /** Ids of the visible people, ascending (from walking the pages). */
   ids: number[];
   /** `Basic ...` headers of accounts that may issue keys, for the POST /keys storm. */
@@ -32,10 +38,20 @@ export interface StormFigures {
   guesses: LoadFigures;
 }
 
+export interface SlowStreamsScenarioFigures {
+  quiet: LoadFigures;
+  during: LoadFigures;
+  streams: SlowStreamFigures;
+}
+
 export type Figures =
   | { kind: 'load'; load: LoadFigures }
   | { kind: 'full-list'; fullList: FullListFigures }
-  | { kind: 'storm'; storm: StormFigures };
+  | { kind: 'storm'; storm: StormFigures }
+  | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures };
+
+/** Clients asking for the full list with one key at once: the service lets STREAMS_PER_KEY of them in. */
+const SLOW_STREAM_CLIENTS = 100;
 
 export const SCENARIO_NAMES = [
   'email',
@@ -44,6 +60,7 @@ export const SCENARIO_NAMES = [
   'active_pages',
   'full_list',
   'keys_storm',
+  'slow_streams',
   'patch',
 ] as const;
 
@@ -56,6 +73,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   active_pages: 'active=yes, pages of 100',
   full_list: 'full unpaged list',
   keys_storm: 'chat_id lookups during POST /keys storms',
+  slow_streams: `chat_id lookups during ${SLOW_STREAM_CLIENTS} slow unpaged streams of one key`,
   patch: 'PATCH /people/:id',
 };
 
@@ -79,6 +97,7 @@ function requestsOf(name: ScenarioName, target: Target, probes: Probes): () => R
       return rotation(probes.emails.map((email) => get(`/people?email=${encodeURIComponent(email)}`)));
     case 'chat_id':
     case 'keys_storm':
+    case 'slow_streams':
       return rotation(probes.chatIds.map((chatId) => get(`/people?chat_id=${encodeURIComponent(chatId)}`)));
     case 'last_name':
       return rotation(
@@ -195,9 +214,30 @@ function wrongPasswords(): () => RequestSpec {
   };
 }
 
+/**
+ * chat_id lookups alone, then the same lookups while one other key asks for the full unpaged list
+ * on 100 connections and reads it slowly: the lookups must not wait for the streams' batches.
+ */
+async function slowStreams(target: Target, settings: ScenarioSettings): Promise<SlowStreamsScenarioFigures> {
+  const streamToken = await target.streamToken();
+  // A key's first use records last_used_at: a write, whose commit on PGlite holds up the whole
+  // process until the disk has it. Done before measuring, it does not count as the streams' doing.
+  await fetch(`${target.server.url}/people?limit=1`, { headers: { Authorization: `Bearer ${streamToken}` } });
+  const quiet = await throughput('slow_streams', target, settings, true);
+  const streams = startSlowStreams(target.server.url, streamToken, SLOW_STREAM_CLIENTS);
+  try {
+    // Under way before the lookups start: the streams that are let in are reading.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const during = await throughput('slow_streams', target, settings, false);
+    return { quiet, during, streams: await streams.stop() };
+  } finally {
+    await streams.stop();
+  }
+}
+
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
 export function isThroughput(name: ScenarioName): boolean {
-  return name !== 'full_list' && name !== 'keys_storm';
+  return name !== 'full_list' && name !== 'keys_storm' && name !== 'slow_streams';
 }
 
 /** One measurement of the scenario on one target; `round` > 0 skips the warm-up. */
@@ -217,5 +257,7 @@ export async function runScenario(
     return { kind: 'full-list', fullList };
   }
   if (name === 'keys_storm') return { kind: 'storm', storm: await storm(target, settings) };
+  if (name === 'slow_streams')
+    return { kind: 'slow-streams', slowStreams: await slowStreams(target, settings) };
   return { kind: 'load', load: await throughput(name, target, settings, round === 0) };
 }
