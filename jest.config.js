@@ -10,6 +10,8 @@ const swc = {
   sourceMaps: 'inline',
 };
 
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -20,4 +22,12 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs|@electric-sql|@unicode)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   testTimeout: 30000,
+  // Jest's default, one worker fewer than the cores, is a single worker on a 2-core machine. Test
+  // files are independent (each its own PGlite in memory or PostgreSQL schema, temporary DATA_DIRs,
+  // port 0, Redis keys under a prefix of their own), and many wait on child processes and timers:
+  // two workers at least.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // The migrated PGlite every test database starts from (test/support/pglite-snapshot.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
