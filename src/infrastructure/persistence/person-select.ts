@@ -8,7 +8,8 @@ import type { Person, Role } from '../../domain/person';
  * `json_build_object` writes DATE values as 'YYYY-MM-DD'.
  */
 export const PERSON_COLUMNS = `
-  p.id, p.role, p.first_name, p.last_name, p.chat_id, p.planner_id, p.version,
+  p.id, p.role, p.first_name, p.last_name, p.chat_id, p.planner_id, p.member_number,
+  p.erased_at IS NOT NULL AS erased, p.version,
   COALESCE((
     SELECT json_agg(json_build_object('id', c.id, 'kind', c.kind, 'value', c.value, 'label', c.label)
                     ORDER BY CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id)
@@ -21,13 +22,15 @@ export const PERSON_COLUMNS = `
     FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id
   ), '[]') AS memberships`;
 
-export interface PersonRecord {
+export interface PersonSelectRow {
   id: number;
   role: Role;
   first_name: string;
   last_name: string;
   chat_id: string | null;
   planner_id: string | null;
+  member_number: string | null;
+  erased: boolean;
   version: number;
   contacts: { id: number; kind: ContactKind; value: string; label: string | null }[];
   memberships: {
@@ -40,7 +43,7 @@ export interface PersonRecord {
   }[];
 }
 
-export function toPerson(row: PersonRecord): Person {
+export function toPerson(row: PersonSelectRow): Person {
   return {
     id: row.id,
     role: row.role,
@@ -48,6 +51,8 @@ export function toPerson(row: PersonRecord): Person {
     lastName: row.last_name,
     chatId: row.chat_id,
     plannerId: row.planner_id,
+    memberNumber: row.member_number,
+    erased: row.erased,
     version: row.version,
     contacts: row.contacts.map((c): Contact => ({ id: c.id, kind: c.kind, value: c.value, label: c.label })),
     memberships: row.memberships.map(

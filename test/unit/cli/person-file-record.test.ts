@@ -1,6 +1,6 @@
 import { isCalendarDate } from '../../../src/domain/calendar-date';
-import { checkPersonRecord } from '../../../src/domain/person-record';
-import { record } from './import-fixture';
+import { checkPersonRecord } from '../../../src/cli/person-file/person-file-record';
+import { record } from '../import/import-fixture';
 
 function errorsOf(value: unknown): string[] {
   const checked = checkPersonRecord(value);

@@ -1,13 +1,25 @@
-import { isCalendarDate } from './calendar-date';
-import { type ContactKind, isContactKind } from './contact';
-import { checkChatId, checkName, type Person, ROLES, type Role } from './person';
-import { checkText } from './text';
+import type { IncomingPerson } from '../../application/people/import-people';
+import type { NewContact, NewMembership } from '../../application/ports/person-repository';
+import { isCalendarDate } from '../../domain/calendar-date';
+import { type ContactKind, isContactKind } from '../../domain/contact';
+import {
+  checkChatId,
+  checkMemberNumber,
+  checkName,
+  type Person,
+  ROLES,
+  type Role,
+} from '../../domain/person';
+import { checkText } from '../../domain/text';
 
 /**
- * One person in the import and export file (SPEC §5): clubs by name, no ids, every field present
- * and null where empty, so that importing an export gives the same directory back.
+ * One person in the import and export file (SPEC §5, §6), as the file spells it: clubs by name,
+ * every field present and null where empty, so that importing an export changes nothing. `id` is
+ * the directory's, written by the export; a record may name its person by it or by member_number.
  */
-export interface PersonRecord {
+export interface PersonFileRecord {
+  id: number | null;
+  member_number: string | null;
   first_name: string;
   last_name: string;
   chat_id: string | null;
@@ -17,21 +29,22 @@ export interface PersonRecord {
   memberships: { club: string; kind: string | null; start_date: string; end_date: string | null }[];
 }
 
-/** A record that passed every check, in the shape the directory stores. */
-export interface CheckedRecord {
-  role: Role;
-  firstName: string;
-  lastName: string;
-  chatId: string | null;
-  plannerId: string | null;
-  contacts: { kind: ContactKind; value: string; label: string | null }[];
-  memberships: { club: string; kind: string | null; startDate: string; endDate: string | null }[];
-}
+type CheckedRecord = IncomingPerson;
 
 export const CONTACT_VALUE_MAX_LENGTH = 1000;
 export const SHORT_TEXT_MAX_LENGTH = 100;
 
-const RECORD_FIELDS = ['first_name', 'last_name', 'chat_id', 'planner_id', 'role', 'contacts', 'memberships'];
+const RECORD_FIELDS = [
+  'id',
+  'member_number',
+  'first_name',
+  'last_name',
+  'chat_id',
+  'planner_id',
+  'role',
+  'contacts',
+  'memberships',
+];
 const CONTACT_FIELDS = ['kind', 'value', 'label'];
 const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
 // Deliberately loose: one @ with something on either side and no spaces. Real validation of an
@@ -88,6 +101,25 @@ function externalId(field: string, value: unknown, errors: string[]): string | n
   return checked.value;
 }
 
+function personId(value: unknown, errors: string[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    errors.push('id must be a positive whole number or null');
+    return null;
+  }
+  return value;
+}
+
+function memberNumber(value: unknown, errors: string[]): string | null {
+  if (value === undefined) return null;
+  const checked = checkMemberNumber('member_number', value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return null;
+  }
+  return checked.value;
+}
+
 function role(value: unknown, errors: string[]): Role {
   if (value === undefined || value === null) return 'member';
   if (!(ROLES as readonly unknown[]).includes(value)) {
@@ -106,7 +138,7 @@ function list(field: string, value: unknown, errors: string[]): unknown[] {
   return value;
 }
 
-function contact(path: string, value: unknown, errors: string[]): CheckedRecord['contacts'][number] {
+function contact(path: string, value: unknown, errors: string[]): NewContact {
   const fallback = { kind: 'email' as const, value: '', label: null };
   if (!isObject(value)) {
     errors.push(`${path} must be an object`);
@@ -148,7 +180,7 @@ function date(field: string, value: unknown, required: boolean, errors: string[]
   return value;
 }
 
-function membership(path: string, value: unknown, errors: string[]): CheckedRecord['memberships'][number] {
+function membership(path: string, value: unknown, errors: string[]): NewMembership {
   if (!isObject(value)) {
     errors.push(`${path} must be an object`);
     return { club: '', kind: null, startDate: '', endDate: null };
@@ -173,6 +205,8 @@ export function checkPersonRecord(value: unknown): { record: CheckedRecord } | {
   const errors: string[] = [];
   unknownFields('', value, RECORD_FIELDS, errors);
   const record: CheckedRecord = {
+    id: personId(value.id, errors),
+    memberNumber: memberNumber(value.member_number, errors),
     firstName: requiredName('first_name', value.first_name, errors),
     lastName: requiredName('last_name', value.last_name, errors),
     chatId: externalId('chat_id', value.chat_id, errors),
@@ -187,8 +221,10 @@ export function checkPersonRecord(value: unknown): { record: CheckedRecord } | {
 }
 
 /** The record of a person as the export writes it; the fields listed one by one, never more. */
-export function toPersonRecord(person: Person): PersonRecord {
+export function toPersonRecord(person: Person): PersonFileRecord {
   return {
+    id: person.id,
+    member_number: person.memberNumber,
     first_name: person.firstName,
     last_name: person.lastName,
     chat_id: person.chatId,

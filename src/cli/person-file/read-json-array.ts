@@ -1,0 +1,155 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { CliFailure } from '../cli-errors';
+import { describeFileError } from '../commands/file-errors';
+
+export const NOT_AN_ARRAY = 'the file must hold a JSON array of people';
+
+const CHUNK_BYTES = 1024 * 1024;
+const [QUOTE, BACKSLASH, COMMA, NEWLINE] = ['"', '\\', ',', '\n'].map((c) => c.charCodeAt(0));
+const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['{', '}', '[', ']'].map((c) =>
+  c.charCodeAt(0),
+);
+
+/**
+ * The elements of the JSON array in FILE, one at a time, each with its index: the file is read in
+ * chunks and only the element being read is held, so that memory does not grow with the file.
+ * Any valid JSON array is read; a file that is not UTF-8, not JSON or not an array is refused in
+ * one line (with the line and column of the first problem), before or while the elements come.
+ */
+export async function* readJsonArray(file: string): AsyncIterable<{ index: number; value: unknown }> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let state: 'start' | 'array' | 'end' = 'start';
+  let line = 1;
+  let lineStart = 0;
+  let offset = 0;
+  let index = 0;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let pieces: string[] = [];
+  let elementLine = 1;
+  let elementColumn = 1;
+
+  const fail = (message: string, at: { line: number; column: number }): never => {
+    throw new CliFailure(`${file} is not valid JSON: ${message} (line ${at.line}, column ${at.column})`);
+  };
+  const parseElement = (text: string, isLast: boolean): { index: number; value: unknown } | null => {
+    // Positions count from the element's first character, past the white space before it.
+    const leading = /^[ \t\r\n]*/.exec(text)?.[0] ?? '';
+    const lines = leading.split('\n');
+    const start =
+      lines.length === 1
+        ? { line: elementLine, column: elementColumn + leading.length }
+        : { line: elementLine + lines.length - 1, column: (lines.at(-1)?.length ?? 0) + 1 };
+    if (leading.length === text.length) {
+      if (isLast && index === 0) return null; // []
+      return fail('a value is missing in the array', start);
+    }
+    try {
+      return { index: index++, value: JSON.parse(text) };
+    } catch (error) {
+      // V8 names the position for some mistakes and quotes the text for others: one short line.
+      const message = (error as Error).message
+        .replace(/\s+/g, ' ')
+        .replace(/, ".*" is not valid JSON$/, '')
+        .replace(/ ?\(line \d+ column \d+\)/, '')
+        .slice(0, 200);
+      const position = /at position (\d+)/.exec(message);
+      if (position === null) return fail(message, start);
+      const before = text.slice(leading.length, Number(position[1]));
+      const within = before.split('\n');
+      return fail(
+        message.replace(/ in JSON at position \d+/, ''),
+        within.length === 1
+          ? { line: start.line, column: start.column + before.length }
+          : { line: start.line + within.length - 1, column: (within.at(-1)?.length ?? 0) + 1 },
+      );
+    }
+  };
+
+  let stream: AsyncIterable<Buffer>;
+  try {
+    stream = createReadStream(file, { highWaterMark: CHUNK_BYTES });
+  } catch (error) {
+    throw new CliFailure(describeFileError(error, file, 'read'));
+  }
+  const chunks = async function* () {
+    try {
+      for await (const bytes of stream) yield decoder.decode(bytes, { stream: true });
+      yield decoder.decode();
+    } catch (error) {
+      // A file system error names its syscall; the decoder's (a TypeError, of another realm in
+      // some runners) does not.
+      if (typeof error === 'object' && error !== null && !('syscall' in error)) {
+        throw new CliFailure(
+          `${file} is not UTF-8 text (line ${await firstLineNotUtf8(file)}); save it as UTF-8`,
+        );
+      }
+      throw new CliFailure(describeFileError(error, file, 'read'));
+    }
+  };
+
+  for await (let text of chunks()) {
+    // A byte order mark, as some Windows editors write, is not part of the JSON.
+    if (offset === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === NEWLINE) {
+        line += 1;
+        lineStart = offset + i + 1;
+      }
+      if (state === 'array') {
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (c === BACKSLASH) escaped = true;
+          else if (c === QUOTE) inString = false;
+          continue;
+        }
+        if (c === QUOTE) inString = true;
+        else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth += 1;
+        else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) depth -= 1;
+        else if (depth === 0 && (c === COMMA || c === CLOSE_BRACKET)) {
+          pieces.push(text.slice(from, i));
+          const element = parseElement(pieces.join(''), c === CLOSE_BRACKET);
+          pieces = [];
+          if (element !== null) yield element;
+          from = i + 1;
+          elementLine = line;
+          elementColumn = offset + i + 2 - lineStart;
+          if (c === CLOSE_BRACKET) state = 'end';
+        } else if (depth === 0 && c === CLOSE_BRACE) {
+          fail("unexpected '}'", { line, column: offset + i + 1 - lineStart });
+        }
+      } else if (c === 0x20 || c === 0x09 || c === 0x0d || c === NEWLINE) {
+      } else if (state === 'start') {
+        if (c !== OPEN_BRACKET)
+          throw new CliFailure(`1 problem in ${file}; nothing was imported`, [NOT_AN_ARRAY]);
+        state = 'array';
+        from = i + 1;
+        elementLine = line;
+        elementColumn = offset + i + 2 - lineStart;
+      } else {
+        fail('unexpected text after the array', { line, column: offset + i + 1 - lineStart });
+      }
+    }
+    if (state === 'array') pieces.push(text.slice(from));
+    offset += text.length;
+  }
+  if (state === 'start') throw new CliFailure(`1 problem in ${file}; nothing was imported`, [NOT_AN_ARRAY]);
+  if (state === 'array') fail('the file ends inside the array', { line, column: offset + 1 - lineStart });
+}
+
+async function firstLineNotUtf8(file: string): Promise<number> {
+  const bytes = await readFile(file);
+  let line = 1;
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
+    if (!isUtf8(bytes.subarray(start, end === -1 ? bytes.length : end))) return line;
+    if (end === -1) return line;
+    line += 1;
+    start = end + 1;
+  }
+}
