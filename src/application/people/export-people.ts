@@ -1,11 +1,11 @@
 import { inject, injectable } from 'inversify';
-import { type PersonRecord, toPersonRecord } from '../../domain/person-record';
+import type { Person } from '../../domain/person';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface ExportPeopleInput {
-  /** Receives each record in id order; awaited, so that a slow writer holds back the reading. */
-  write: (record: PersonRecord) => Promise<void> | void;
+  /** Receives each person in id order; awaited, so that a slow writer holds back the reading. */
+  write: (person: Person) => Promise<void> | void;
 }
 
 export interface ExportPeopleOutput {
@@ -13,7 +13,7 @@ export interface ExportPeopleOutput {
 }
 
 /**
- * Exports every person, admins included, in the format the import reads. People are read in
+ * Exports every person, admins included (erased people are no longer anyone to export). People are read in
  * batches and handed on one by one, so that memory does not grow with the directory; one
  * transaction keeps the reading consistent while it runs.
  */
@@ -25,7 +25,7 @@ export class ExportPeople {
     return this.unitOfWork.run(async (tx) => {
       let people = 0;
       for await (const person of tx.people.streamAll()) {
-        await write(toPersonRecord(person));
+        await write(person);
         people += 1;
       }
       return { people };

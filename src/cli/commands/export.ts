@@ -3,8 +3,10 @@ import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExportPeople } from '../../application/people/export-people';
+import type { Person } from '../../domain/person';
 import { CliFailure } from '../cli-errors';
 import type { Command } from '../command';
+import { toPersonRecord } from '../person-file/person-file-record';
 import { printLine, writeText } from '../write-text';
 import { describeFileError } from './file-errors';
 
@@ -17,8 +19,10 @@ export const exportCommand: Command = {
   usage: '[FILE]',
   description: [
     'Writes every person, admins included, as a JSON array in the format `import` reads, one',
-    'person a line, to FILE or to standard output. Importing the file into an empty directory',
-    'gives the same directory back. Accounts and keys are not exported.',
+    'person a line, to FILE or to standard output, with their `id` and `member_number`: edit it and',
+    'import it again to bring the directory up to date (importing it unchanged changes nothing).',
+    "Another directory takes the people without their ids (ids name this directory's people).",
+    'Erased people, accounts and keys are not exported.',
     'Give a FILE when running through npm: npm writes its own header lines to standard output',
     '(or run npm run --silent cli -- export > FILE).',
   ].join('\n'),
@@ -60,12 +64,12 @@ export const exportCommand: Command = {
 
 async function writeArray(
   out: Writable,
-  produce: (write: (record: unknown) => Promise<void>) => Promise<{ people: number }>,
+  produce: (write: (person: Person) => Promise<void>) => Promise<{ people: number }>,
 ): Promise<number> {
   let buffer = '[';
   let first = true;
-  const { people } = await produce(async (record) => {
-    buffer += `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
+  const { people } = await produce(async (person) => {
+    buffer += `${first ? '\n' : ',\n'}${JSON.stringify(toPersonRecord(person))}`;
     first = false;
     if (buffer.length >= CHUNK_CHARACTERS) {
       await writeText(out, buffer);

@@ -1,50 +1,79 @@
-import { isUtf8 } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
-import { ImportPeople } from '../../application/people/import-people';
+import type { FieldChange } from '../../application/people/person-diff';
+import {
+  ImportPeople,
+  type ImportPeopleOutput,
+  type PlannedChange,
+} from '../../application/people/import-people';
 import { InvalidInput } from '../../domain/errors';
 import { refreshStatistics } from '../../infrastructure/persistence/database';
 import { CliFailure } from '../cli-errors';
+import type { CliOutput } from '../cli-io';
 import type { Command } from '../command';
+import { personFile } from '../person-file/person-file';
 import { createProgress } from '../progress';
-import { printLine } from '../write-text';
-import { describeFileError } from './file-errors';
+import { printLine, writeText } from '../write-text';
+
+/** Changes from which an import refreshes the statistics, when they are a tenth of the file or more. */
+const REFRESH_AFTER = 1000;
 
 export const importCommand: Command = {
   path: ['import'],
-  summary: 'import people from a JSON file, all or nothing',
-  usage: 'FILE',
+  summary: 'bring the directory up to date from a JSON file, all or nothing',
+  usage: 'FILE [--dry-run] [--remove-missing]',
   description: [
-    'Reads FILE, a JSON array of people, each:',
-    '  {"first_name": "Ada", "last_name": "Byron", "chat_id": "123", "planner_id": null, "role": "member",',
+    'Reads FILE, a JSON array of people (the format `export` writes), each:',
+    '  {"id": 12, "member_number": "M-1815", "first_name": "Ada", "last_name": "Byron",',
+    '   "chat_id": "123", "planner_id": null, "role": "member",',
     '   "contacts": [{"kind": "email", "value": "ada@example.org", "label": "home"}],',
     '   "memberships": [{"club": "Northfield", "kind": "full", "start_date": "2024-01-01", "end_date": null}]}',
+    "A record whose id (the directory's, as `export` writes it) or member_number names a person",
+    'is the whole truth about them: names, chat_id, planner_id, member_number, contacts and',
+    'memberships are made to match (unchanged contacts and memberships keep their ids). A record',
+    'naming nobody adds a person; an id the directory does not have is an error.',
     'first_name and last_name are required; role is member (default) or admin; contact kinds are',
     'email, phone, address; dates are YYYY-MM-DD and end_date (empty: open-ended) is not before',
-    'start_date; a chat_id may be used once. Clubs are created by name when missing.',
-    'Every record is checked first; if any is wrong, nothing is imported and each problem is',
-    'shown with its record number (counted from 0). Otherwise all are written in one transaction.',
-    'An `export` file imports as is.',
+    'start_date; a chat_id or member_number may be used once. Clubs are created by name.',
+    'Every record is checked first; if any is wrong, nothing is written and each problem is shown',
+    'with its record number (counted from 0). Otherwise everything is written in one transaction',
+    'and audited as made by the command line (cli). The summary counts the people added, updated,',
+    'unchanged and erased.',
   ].join('\n'),
-  options: {},
+  options: {
+    'dry-run': {
+      type: 'boolean',
+      description:
+        "check, and print the summary and each person's changes (field: old -> new); write nothing",
+    },
+    'remove-missing': {
+      type: 'boolean',
+      description: 'erase every member no record names (people holding an account are listed, not erased)',
+    },
+  },
   positionals: [{ name: 'FILE' }],
   database: 'migrated',
-  async run({ io, positionals: [file], container, database }) {
+  async run({ io, values, positionals: [file], container, database }) {
     const started = process.hrtime.bigint();
-    const records = parseJson(await readText(file), file);
-    const count = Array.isArray(records) ? records.length : 0;
-    if (io.stderr.isTTY && count >= 5000) printLine(io.stderr, `checking ${count} records...`);
-
+    const dryRun = values['dry-run'] === true;
     // Beside the running service, the session is the service's, with the plans it cached while
     // the directory was small (after `demo`, say): the import's foreign-key checks would then
     // scan whole tables, 80 s instead of 3 s for 20,000 people. Fresh statistics make PostgreSQL
     // plan them again.
-    if (database.servedBy !== undefined) await refreshStatistics(database, { vacuum: false });
-    const progress = createProgress(io.stderr, count, 'importing');
-    let result: Awaited<ReturnType<ImportPeople['execute']>>;
+    if (database.servedBy !== undefined && !dryRun) await refreshStatistics(database, { vacuum: false });
+    let progress: ReturnType<typeof createProgress> | undefined;
+    let result: ImportPeopleOutput;
     try {
       result = await container.get(ImportPeople).execute({
-        records,
-        onProgress: (done, total) => progress.update(done, total),
+        records: personFile(file),
+        dryRun,
+        removeMissing: values['remove-missing'] === true,
+        onChange: (change) => report(io.stdout, change, dryRun),
+        onProgress: (done, total) => {
+          if (progress === undefined) {
+            if (io.stderr.isTTY && total >= 5000) printLine(io.stderr, `checked ${total} records`);
+            progress = createProgress(io.stderr, total, dryRun ? 'comparing' : 'importing');
+          }
+          progress.update(done, total);
+        },
       });
     } catch (error) {
       if (error instanceof InvalidInput) {
@@ -54,64 +83,63 @@ export const importCommand: Command = {
       }
       throw error;
     } finally {
-      progress.stop();
+      progress?.stop();
     }
-    // Part of the import, so searches are fast at once rather than after autovacuum's next round
-    // (PGlite has none).
-    await refreshStatistics(database, { vacuum: true });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const { added, updated, unchanged, erased, kept } = result;
+    const elapsed = () => (Number(process.hrtime.bigint() - started) / 1e9).toFixed(1);
+    const keptNote = kept > 0 ? `; ${kept} not named but kept, as they hold an account` : '';
+    if (dryRun) {
+      printLine(
+        io.stdout,
+        `dry run of ${file}: ${added} to add, ${updated} to update, ${unchanged} unchanged, ${erased} to erase` +
+          `${keptNote}; nothing was written (${elapsed()} s)`,
+      );
+      return;
+    }
+    // Part of a large import, so searches are fast at once rather than after autovacuum's next
+    // round (PGlite has none). Not after a weekly sync that changed a few people: the statistics
+    // still hold, and vacuuming the whole directory would take longer than the sync itself.
+    const changed = added + updated + erased;
+    if (changed >= REFRESH_AFTER && changed * 10 >= added + updated + unchanged + erased) {
+      await refreshStatistics(database, { vacuum: true });
+    }
     printLine(
       io.stdout,
-      `imported ${result.people} people with ${result.contacts} contacts and ${result.memberships} ` +
-        `memberships in ${result.clubs} clubs, in ${seconds.toFixed(1)} s`,
+      `imported ${file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${erased} erased${keptNote}, in ${elapsed()} s`,
     );
   },
 };
 
-async function readText(file: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    throw new CliFailure(describeFileError(error, file, 'read'));
-  }
-  // Decoding would turn bytes that are not UTF-8 into U+FFFD and import changed names without a
-  // word; SPEC §1 wants such text refused. The line tells the volunteer where to look.
-  if (!isUtf8(bytes)) {
-    throw new CliFailure(`${file} is not UTF-8 text (line ${firstLineNotUtf8(bytes)}); save it as UTF-8`);
-  }
-  return bytes.toString('utf8');
+function describe(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
 }
 
-function firstLineNotUtf8(bytes: Buffer): number {
-  let line = 1;
-  let start = 0;
-  for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
-    if (!isUtf8(bytes.subarray(start, end === -1 ? bytes.length : end))) return line;
-    if (end === -1) return line;
-    line += 1;
-    start = end + 1;
-  }
+function describeChange({ field, old, new: value }: FieldChange): string {
+  // Lists are JSON already.
+  if (field === 'contacts' || field === 'memberships') return `${field}: ${old} -> ${value}`;
+  return `${field}: ${describe(old)} -> ${describe(value)}`;
 }
 
-function parseJson(text: string, file: string): unknown {
-  // A byte order mark, as some Windows editors write, is not part of the JSON.
-  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  try {
-    return JSON.parse(json);
-  } catch (error) {
-    throw new CliFailure(`${file} is not valid JSON: ${describeJsonError(error as Error, json)}`);
+/** A dry run shows every change; a real import only the members it kept for their account. */
+async function report(out: CliOutput, change: PlannedChange, dryRun: boolean): Promise<void> {
+  if (change.kind === 'keep') {
+    const { id, firstName, lastName } = change.person;
+    await writeText(
+      out,
+      `kept person ${id} (${firstName} ${lastName}): no record names them, but they hold an account\n`,
+    );
+    return;
   }
-}
-
-/** The parser's message on one line, with the line and column when it gives a position. */
-function describeJsonError(error: Error, text: string): string {
-  const message = error.message.replace(/\s+/g, ' ').slice(0, 200);
-  const position = /at position (\d+)/.exec(message);
-  if (position === null) return message;
-  const offset = Number(position[1]);
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `${message.replace(/ \(line \d+ column \d+\)/, '')} (line ${line}, column ${column})`;
+  if (!dryRun) return;
+  if (change.kind === 'add') {
+    await writeText(out, `record ${change.index}: add ${change.firstName} ${change.lastName}\n`);
+  } else if (change.kind === 'update') {
+    const lines = change.changes.map(
+      (c) => `record ${change.index}, person ${change.personId}: ${describeChange(c)}\n`,
+    );
+    await writeText(out, lines.join(''));
+  } else {
+    const { id, firstName, lastName } = change.person;
+    await writeText(out, `erase person ${id} (${firstName} ${lastName}): no record names them\n`);
+  }
 }

@@ -16,7 +16,7 @@ describe.each(testDatabases)('export on $name', (target) => {
     await Promise.all([source?.close(), copy?.close()]);
   });
 
-  it('round-trips: importing an export into an empty database gives the same directory', async () => {
+  it('round-trips: an export without its ids, imported into an empty database, gives the same directory', async () => {
     expect((await cli(source, ['demo'])).code).toBe(0);
     const extra = [
       personRecord('rt', 0, { first_name: 'Zoë', last_name: "O'Brien – Ñúñez", role: 'admin' }),
@@ -39,12 +39,14 @@ describe.each(testDatabases)('export on $name', (target) => {
     });
     expect(readFileSync(path, 'utf8')).toBe(first.stdout);
 
+    // Ids are the directory's own: another directory takes the people without them.
+    const withoutIds = (text: string) => (JSON.parse(text) as object[]).map((r) => ({ ...r, id: null }));
     expect(await countPeople(copy)).toBe(0);
-    const imported = await cli(copy, ['import', path]);
+    const imported = await cli(copy, ['import', tempFile(withoutIds(first.stdout))]);
     expect(imported.code).toBe(0);
     const second = await cli(copy, ['export']);
 
-    expect(second.stdout).toBe(first.stdout);
+    expect(withoutIds(second.stdout)).toEqual(withoutIds(first.stdout));
     const records = JSON.parse(first.stdout) as { role: string; contacts: { value: string }[] }[];
     expect(records.length).toBe(await countPeople(source));
     expect(records.filter((r) => r.role === 'admin').length).toBeGreaterThanOrEqual(4);

@@ -9,6 +9,8 @@ describe('ExportPeople', () => {
 
     expect(await exported()).toEqual([
       {
+        id: 1,
+        member_number: null,
         first_name: 'Ada',
         last_name: 'Byron',
         chat_id: '7',
@@ -18,6 +20,8 @@ describe('ExportPeople', () => {
         memberships: [{ club: 'Northfield', kind: 'full', start_date: '2024-01-01', end_date: '2024-12-31' }],
       },
       {
+        id: 2,
+        member_number: null,
         first_name: 'Margaret',
         last_name: 'Hale',
         chat_id: null,
@@ -29,7 +33,7 @@ describe('ExportPeople', () => {
     ]);
   });
 
-  it('round-trips: importing an export into an empty directory gives the same export', async () => {
+  it('round-trips: an export without its ids, imported into an empty directory, exports the same', async () => {
     const source = importFixture();
     await source.importPeople.execute({
       records: [
@@ -51,7 +55,7 @@ describe('ExportPeople', () => {
     const first = await source.exported();
 
     const copy = importFixture();
-    await copy.importPeople.execute({ records: JSON.parse(JSON.stringify(first)) });
+    await copy.importPeople.execute({ records: first.map((r) => ({ ...r, id: null })) });
 
     expect(await copy.exported()).toEqual(first);
   });

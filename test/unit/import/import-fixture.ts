@@ -1,18 +1,36 @@
 import { ExportPeople } from '../../../src/application/people/export-people';
-import { ImportPeople } from '../../../src/application/people/import-people';
-import type { PersonRecord } from '../../../src/domain/person-record';
+import { ImportPeople, type IncomingRecord } from '../../../src/application/people/import-people';
+import {
+  checkPersonRecord,
+  type PersonFileRecord,
+  toPersonRecord,
+} from '../../../src/cli/person-file/person-file-record';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
+import { FakeClock } from '../support/fake-clock';
+
+/** Records of a file, as the command line's reader hands them to the import (read at each call). */
+export function fromArray(values: unknown[]): () => AsyncIterable<IncomingRecord> {
+  return async function* () {
+    for (const [index, value] of values.entries()) {
+      const checked = checkPersonRecord(value);
+      yield 'errors' in checked ? { index, problems: checked.errors } : { index, person: checked.record };
+    }
+  };
+}
 
 export function importFixture() {
   const directory = new InMemoryDirectory();
-  const importPeople = new ImportPeople(directory.unitOfWork);
+  const importer = new ImportPeople(directory.unitOfWork, new FakeClock());
   const exportPeople = new ExportPeople(directory.unitOfWork);
   return {
     directory,
-    importPeople,
-    async exported(): Promise<PersonRecord[]> {
-      const records: PersonRecord[] = [];
-      await exportPeople.execute({ write: (record) => void records.push(record) });
+    importPeople: {
+      execute: (input: Omit<Parameters<ImportPeople['execute']>[0], 'records'> & { records: unknown[] }) =>
+        importer.execute({ ...input, records: fromArray(input.records) }),
+    },
+    async exported(): Promise<PersonFileRecord[]> {
+      const records: PersonFileRecord[] = [];
+      await exportPeople.execute({ write: (person) => void records.push(toPersonRecord(person)) });
       return records;
     },
   };

@@ -1,0 +1,63 @@
+import { inject, injectable } from 'inversify';
+import type { Account } from '../../domain/account';
+import type { ApiKey } from '../../domain/api-key';
+import type { AuditEntry } from '../../domain/audit-entry';
+import { NotFound } from '../../domain/errors';
+import type { Person } from '../../domain/person';
+import type { Change } from '../ports/change-feed';
+import type { Clock } from '../ports/clock';
+import { TYPES } from '../ports/tokens';
+import type { UnitOfWork } from '../ports/unit-of-work';
+
+export interface PersonData {
+  exportedAt: Date;
+  person: Person;
+  /** Without the password hash. */
+  account: Omit<Account, 'passwordHash'> | null;
+  /** Every key the account was issued; only the prefix of a token is kept, never the token. */
+  keys: ApiKey[];
+  /** Entries about the person or their account, and those made by their account, oldest first. */
+  audit: AuditEntry[];
+  /** The change feed's entries about them, oldest first. */
+  changes: Change[];
+}
+
+/**
+ * Everything the directory holds about one person (SPEC §8), the answer to a subject access
+ * request; read in one transaction, so that the parts agree with each other.
+ */
+@injectable()
+export class ExportPersonData {
+  constructor(
+    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  execute({ id }: { id: number }): Promise<PersonData> {
+    return this.unitOfWork.run(async (tx) => {
+      const person = await tx.people.findById(id);
+      if (person === null) throw new NotFound(`no person has the id ${id}`);
+      const account = await tx.accounts.findByPersonId(id);
+      const keys = account === null ? [] : await tx.keys.listAll(id);
+      const audit = (await tx.audit.list({ personId: id })).reverse();
+      const changes = await tx.changes.listAbout(id);
+      return {
+        exportedAt: this.clock.now(),
+        person,
+        account:
+          account === null
+            ? null
+            : {
+                personId: account.personId,
+                username: account.username,
+                role: account.role,
+                permissions: account.permissions,
+                disabled: account.disabled,
+              },
+        keys,
+        audit,
+        changes,
+      };
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import { auditEntryJson } from './audit';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { ExportPersonData, type PersonData } from '../../application/people/export-person-data';
+import { TYPES } from '../../application/ports/tokens';
+import type { TokenService } from '../../application/ports/token-service';
+import { CliFailure } from '../cli-errors';
+import type { Command } from '../command';
+import { toPersonRecord } from '../person-file/person-file-record';
+import { parsePositiveInteger } from '../parse-values';
+import { printLine, writeText } from '../write-text';
+import { describeFileError } from './file-errors';
+
+const NAME = 'people export-data';
+
+export const peopleExportData: Command = {
+  path: ['people', 'export-data'],
+  summary: 'everything the directory holds about one person, as JSON (subject access)',
+  usage: 'ID [FILE]',
+  description: [
+    'Writes, as one JSON object, everything the directory holds about person ID: the person (with',
+    'contacts and memberships), the account (without its password hash) and every key it was',
+    'issued (tokens masked, as they are never stored), the audit entries about them and those',
+    'their account made, and the changes about them in the change feed. To FILE, or to standard',
+    'output when no FILE is given (npm run --silent cli -- people export-data ID > FILE).',
+  ].join('\n'),
+  options: {},
+  positionals: [{ name: 'ID' }, { name: 'FILE', optional: true }],
+  database: 'migrated',
+  async run({ io, positionals: [id, file], container }) {
+    const data = await container.get(ExportPersonData).execute({ id: parsePositiveInteger(id, 'ID', NAME) });
+    const mask = (prefix: string) => container.get<TokenService>(TYPES.TokenService).mask(prefix);
+    const text = `${JSON.stringify(toJson(data, mask), null, 2)}\n`;
+    if (file === undefined) {
+      await writeText(io.stdout, text);
+      return;
+    }
+    const partial = `${file}.partial-${process.pid}`;
+    try {
+      const stream = createWriteStream(partial, { mode: 0o600 });
+      stream.end(text);
+      await finished(stream);
+      await rename(partial, file);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw new CliFailure(describeFileError(error, file, 'write'));
+    }
+    printLine(io.stdout, `wrote what the directory holds about person ${data.person.id} to ${file}`);
+  },
+};
+
+/** Fields listed one by one: a password hash or a token hash can never be written by accident. */
+function toJson(data: PersonData, mask: (prefix: string) => string) {
+  const { person, account } = data;
+  return {
+    exported_at: data.exportedAt.toISOString(),
+    person: {
+      ...toPersonRecord(person),
+      erased: person.erased,
+      contacts: person.contacts.map((c) => ({ id: c.id, kind: c.kind, value: c.value, label: c.label })),
+      memberships: person.memberships.map((m) => ({
+        id: m.id,
+        club: m.club.name,
+        kind: m.kind,
+        start_date: m.startDate,
+        end_date: m.endDate,
+      })),
+    },
+    account:
+      account === null
+        ? null
+        : {
+            username: account.username,
+            role: account.role,
+            permissions: account.permissions,
+            disabled: account.disabled,
+          },
+    keys: data.keys.map((key) => ({
+      id: key.id,
+      token: mask(key.prefix),
+      name: key.name,
+      permissions: key.permissions,
+      created_at: key.createdAt.toISOString(),
+      expires_at: key.expiresAt?.toISOString() ?? null,
+      last_used_at: key.lastUsedAt?.toISOString() ?? null,
+      revoked_at: key.revokedAt?.toISOString() ?? null,
+    })),
+    audit: data.audit.map(auditEntryJson),
+    changes: data.changes.map((change) => ({
+      seq: change.seq,
+      at: change.at.toISOString(),
+      type: change.type,
+      fields: change.fields,
+      by: change.byKeyId,
+    })),
+  };
+}
