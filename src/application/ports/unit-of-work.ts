@@ -1,6 +1,8 @@
 import type { AccountRepository } from './account-repository';
 import type { ApiKeyRepository } from './api-key-repository';
 import type { AuditLog } from './audit-log';
+import type { ChangeLog } from './change-log';
+import type { MembershipCalendar } from './membership-calendar';
 import type { PersonRepository } from './person-repository';
 
 /** Repositories bound to one transaction: everything done through them commits or rolls back together. */
@@ -9,6 +11,9 @@ export interface Transaction {
   accounts: AccountRepository;
   keys: ApiKeyRepository;
   audit: AuditLog;
+  /** The change feed's outbox (SPEC §7): every write of people records its changes here. */
+  changes: ChangeLog;
+  calendar: MembershipCalendar;
 }
 
 export interface UnitOfWork {

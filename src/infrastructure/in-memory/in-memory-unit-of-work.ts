@@ -1,4 +1,5 @@
 import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { InMemoryChangeLog } from './in-memory-change-log';
 import type { InMemoryStore } from './in-memory-store';
 
 /**
@@ -8,9 +9,11 @@ import type { InMemoryStore } from './in-memory-store';
 export class InMemoryUnitOfWork implements UnitOfWork {
   private queue: Promise<unknown> = Promise.resolve();
 
+  /** `changes`: the transaction's change log, written when a unit succeeds (see InMemoryChangeLog). */
   constructor(
     private readonly store: InMemoryStore,
     private readonly transaction: Transaction,
+    private readonly changes?: InMemoryChangeLog,
   ) {}
 
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -22,8 +25,11 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   private async runNow<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const snapshot = this.store.snapshot();
     try {
-      return await work(this.transaction);
+      const result = await work(this.transaction);
+      this.changes?.end(true);
+      return result;
     } catch (error) {
+      this.changes?.end(false);
       this.store.restore(snapshot);
       throw error;
     }

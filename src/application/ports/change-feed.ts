@@ -1,0 +1,38 @@
+import type { Person } from '../../domain/person';
+import type { NewChange } from './change-log';
+
+/** A change as the log keeps it: `seq` orders the feed, `at` is when its transaction ran. */
+export interface Change extends NewChange {
+  seq: number;
+  at: Date;
+}
+
+/** A change with its person as they are now (admins included); null once there is no such person. */
+export interface ChangeWithPerson extends Change {
+  person: Person | null;
+}
+
+export interface FeedPosition {
+  /** Names this directory in its cursors, so that another directory's cursor is refused. */
+  directoryId: string;
+  /** Every change up to this seq has been pruned (0 when none has). */
+  prunedThrough: number;
+  /** The highest seq committed, or `prunedThrough` when none is kept. */
+  latest: number;
+}
+
+/** The read side of the change log (SPEC §7). */
+export interface ChangeFeed {
+  /** Where the feed stands now: a cursor taken before a read of people misses nothing after it. */
+  position(): Promise<FeedPosition>;
+  /**
+   * Committed changes with a seq above `after`, in seq order, at most `limit`, and the position,
+   * both as of one moment: a prune committed meanwhile cannot hide behind an older position.
+   */
+  page(after: number, limit: number): Promise<{ position: FeedPosition; changes: ChangeWithPerson[] }>;
+  /**
+   * Removes the changes recorded before `before` (and any older seq) and moves the pruned-through
+   * mark up to the highest seq removed. Returns how many were removed.
+   */
+  prune(before: Date): Promise<number>;
+}

@@ -1,0 +1,30 @@
+import type { Change } from './change-feed';
+export type ChangeType =
+  | 'person.created'
+  | 'person.updated'
+  | 'person.erased'
+  | 'membership.started'
+  | 'membership.ended';
+/** Field names as the API spells them. */
+export type ChangedField =
+  | 'first_name'
+  | 'last_name'
+  | 'chat_id'
+  | 'planner_id'
+  | 'member_number'
+  | 'contacts'
+  | 'memberships';
+export interface NewChange {
+  type: ChangeType;
+  personId: number;
+  /** person.updated: what changed; null for the other types. */
+  fields: ChangedField[] | null;
+  /** The API key that made the change; null for the command line and the calendar. */
+  byKeyId: number | null;
+}
+export interface ChangeLog {
+  /** Records changes in the current transaction (an outbox): they commit or roll back with it. */
+  record(changes: NewChange[]): Promise<void>;
+  /** The committed changes about one person, in seq order (for a subject access request). */
+  listAbout(personId: number): Promise<Change[]>;
+}

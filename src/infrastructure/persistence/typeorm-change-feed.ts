@@ -1,0 +1,118 @@
+import type { EntityManager } from 'typeorm';
+import type { ChangeFeed, ChangeWithPerson, FeedPosition } from '../../application/ports/change-feed';
+import type { ChangedField, ChangeType } from '../../application/ports/change-log';
+import type { Person } from '../../domain/person';
+import { withDatabaseErrors } from './database-errors';
+import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
+
+/** A change as json_agg writes it: the timestamp as text, seq as a JSON number. */
+interface ChangeRow {
+  seq: number;
+  at: string;
+  type: ChangeType;
+  person_id: number;
+  fields: ChangedField[] | null;
+  by_key_id: number | null;
+}
+
+interface PositionRow {
+  directory_id: string;
+  pruned_through: string | number;
+  latest: string | number;
+}
+
+interface PageRow {
+  position: PositionRow;
+  changes: ChangeRow[] | null;
+  people: PersonSelectRow[] | null;
+}
+
+/** One row, or one JSON object when nested in another query. */
+const POSITION = `
+  SELECT json_build_object(
+           'directory_id', directory_id,
+           'pruned_through', changes_pruned_through,
+           'latest', greatest(changes_pruned_through, (SELECT max(seq) FROM changes)))
+    FROM directory_meta`;
+
+function toPosition(row: PositionRow): FeedPosition {
+  return {
+    directoryId: row.directory_id,
+    prunedThrough: Number(row.pruned_through),
+    latest: Number(row.latest),
+  };
+}
+
+/**
+ * Reads `seq > after` in seq order. That never skips a change because seq is drawn at commit,
+ * one transaction at a time (TypeOrmChangeLog): what a reader sees is always every change up to
+ * some seq, never one with a gap that a later commit fills.
+ */
+export class TypeOrmChangeFeed implements ChangeFeed {
+  constructor(private readonly manager: EntityManager) {}
+
+  position(): Promise<FeedPosition> {
+    return withDatabaseErrors(async () => {
+      const [row]: { position: PositionRow }[] = await this.manager.query(`SELECT (${POSITION}) AS position`);
+      return toPosition(row.position);
+    });
+  }
+
+  page(after: number, limit: number): Promise<{ position: FeedPosition; changes: ChangeWithPerson[] }> {
+    // One statement, so one snapshot: the pruned-through mark describes the very changes read (a
+    // prune committed between two reads could otherwise make an old cursor look valid), and the
+    // people are as they were then. One round trip, each person once however many changes are theirs.
+    return withDatabaseErrors(async () => {
+      const [row]: PageRow[] = await this.manager.query(
+        `WITH page AS (
+           SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2
+         ), shown AS (
+           SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id IN (SELECT person_id FROM page)
+         )
+         SELECT (${POSITION}) AS position,
+                (SELECT json_agg(page ORDER BY seq) FROM page) AS changes,
+                (SELECT json_agg(shown) FROM shown) AS people`,
+        [after, limit],
+      );
+      const people = new Map<number, Person>();
+      for (const record of row.people ?? []) people.set(record.id, toPerson(record));
+      return {
+        position: toPosition(row.position),
+        changes: (row.changes ?? []).map(
+          (change): ChangeWithPerson => ({
+            seq: Number(change.seq),
+            at: new Date(change.at),
+            type: change.type,
+            personId: change.person_id,
+            fields: change.fields,
+            byKeyId: change.by_key_id,
+            person: people.get(change.person_id) ?? null,
+          }),
+        ),
+      };
+    });
+  }
+
+  prune(before: Date): Promise<number> {
+    return withDatabaseErrors(() =>
+      this.manager.transaction(async (manager) => {
+        // Everything up to the newest old change goes, so that the mark is one number: the few
+        // younger changes with a smaller seq (their transaction ran long) go with them.
+        const [{ cut }]: { cut: string | null }[] = await manager.query(
+          'SELECT max(seq) AS cut FROM changes WHERE at < $1',
+          [before],
+        );
+        if (cut === null) return 0;
+        await manager.query(
+          'UPDATE directory_meta SET changes_pruned_through = greatest(changes_pruned_through, $1::bigint)',
+          [cut],
+        );
+        const [{ removed }]: { removed: number }[] = await manager.query(
+          'WITH gone AS (DELETE FROM changes WHERE seq <= $1 RETURNING 1) SELECT count(*)::int AS removed FROM gone',
+          [cut],
+        );
+        return removed;
+      }),
+    );
+  }
+}

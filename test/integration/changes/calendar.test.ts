@@ -1,0 +1,159 @@
+import request from 'supertest';
+import { AnnounceMembershipTransitions } from '../../../src/application/changes/announce-membership-transitions';
+import { SystemClock } from '../../../src/infrastructure/system-clock';
+import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
+import { testDatabases } from '../../support/databases';
+
+/** The directory's real clock in its time zone, stopped at a moment the test moves. */
+class StoppedClock extends SystemClock {
+  constructor(
+    timeZone: string,
+    private moment: Date,
+  ) {
+    super(timeZone);
+  }
+
+  override now(): Date {
+    return new Date(this.moment);
+  }
+
+  set(iso: string): void {
+    this.moment = new Date(iso);
+  }
+}
+
+/**
+ * Dates are years ahead of the real one, since the database stamps when memberships are written
+ * with its own clock: a membership written today and starting in 2040 starts by the calendar.
+ */
+describe.each(testDatabases)('membership.started and membership.ended on $name', (target) => {
+  let t: TestApp;
+  let reader: string;
+  // Kiritimati is UTC+14: at 2040-03-01T11:00Z its date is already 2040-03-02.
+  const clock = new StoppedClock('Pacific/Kiritimati', new Date('2040-03-01T09:00:00Z'));
+
+  beforeAll(async () => {
+    t = await createTestApp(target, {
+      env: { DIRECTORY_TIMEZONE: 'Pacific/Kiritimati' },
+      overrides: { clock },
+    });
+    reader = await t.tokenWith(['read']);
+  });
+  afterAll(() => t.close());
+
+  const cursorNow = async () =>
+    (await request(t.app).get('/people?limit=1').set('Authorization', `Bearer ${reader}`)).headers[
+      'changes-cursor'
+    ];
+  /** Every change after the cursor, page by page. */
+  async function changesAfter(cursor: string) {
+    const changes: { type: string; person_id: number; by: number | null; person: unknown }[] = [];
+    for (let after = cursor; ; ) {
+      const res = await request(t.app)
+        .get(`/changes?after=${after}&limit=1000`)
+        .set('Authorization', `Bearer ${reader}`);
+      expect(res.status).toBe(200);
+      changes.push(...res.body.changes);
+      if (!res.body.has_more) return changes;
+      after = res.body.cursor;
+    }
+  }
+  const runCalendar = () => t.container.get(AnnounceMembershipTransitions).execute();
+  const member = (startDate: string, endDate: string | null) =>
+    newPerson({ memberships: [{ club: uniqueName('Club'), kind: null, startDate, endDate }] });
+
+  it("tells a start when the directory's date reaches it, once, with the person as now", async () => {
+    clock.set('2040-03-01T09:00:00Z'); // 2040-03-01 23:00 in Kiritimati
+    const [id] = await t.addPeople([member('2040-03-02', null)]);
+    const start = await cursorNow();
+
+    await runCalendar();
+    expect(await changesAfter(start)).toEqual([]);
+
+    clock.set('2040-03-01T11:00:00Z'); // 2040-03-02 01:00 in Kiritimati, still 1 March in UTC
+    await runCalendar();
+    await runCalendar();
+    const changes = await changesAfter(start);
+    expect(changes).toEqual([
+      expect.objectContaining({ type: 'membership.started', person_id: id, fields: null, by: null }),
+    ]);
+    expect(changes[0].person).toMatchObject({
+      id,
+      memberships: [expect.objectContaining({ current: true })],
+    });
+  });
+
+  it('tells an end the day after its last day', async () => {
+    clock.set('2040-04-10T00:00:00Z'); // 2040-04-10 14:00 there
+    const [id] = await t.addPeople([member('2040-04-01', '2040-04-10')]);
+    await runCalendar();
+    const start = await cursorNow();
+
+    await runCalendar();
+    expect(await changesAfter(start)).toEqual([]);
+    clock.set('2040-04-10T10:00:00Z'); // 2040-04-11 there
+    await runCalendar();
+    await runCalendar();
+    expect(await changesAfter(start)).toEqual([
+      expect.objectContaining({ type: 'membership.ended', person_id: id }),
+    ]);
+  });
+
+  it('catches up after downtime: a start and an end both passed, told in that order', async () => {
+    clock.set('2040-05-01T00:00:00Z');
+    const [id] = await t.addPeople([member('2040-05-03', '2040-05-05')]);
+    await runCalendar();
+    const start = await cursorNow();
+
+    clock.set('2040-05-20T00:00:00Z');
+    expect(await runCalendar()).toMatchObject({ started: 1, ended: 1 });
+    expect((await changesAfter(start)).map((c) => [c.type, c.person_id])).toEqual([
+      ['membership.started', id],
+      ['membership.ended', id],
+    ]);
+  });
+
+  it('tells nothing for a membership written already current or already ended', async () => {
+    clock.set('2040-06-01T00:00:00Z');
+    const start = await cursorNow();
+    // Written (by the database's clock) before these dates came: those turned by the calendar.
+    const turned = await t.addPeople([member('2040-05-31', null)]);
+    // Dates before the day it is written: the writer's own change says so, not the calendar.
+    await t.addPeople([member('2020-01-01', null), member('2019-01-01', '2020-12-31')]);
+
+    await runCalendar();
+    expect((await changesAfter(start)).map((c) => [c.type, c.person_id])).toEqual([
+      ['membership.started', turned[0]],
+    ]);
+    const [{ n }] = await t.database.dataSource.query(
+      'SELECT count(*)::int AS n FROM memberships WHERE NOT start_announced OR (end_date IS NOT NULL AND NOT end_announced AND end_date < $1)',
+      ['2040-06-01'],
+    );
+    expect(n).toBe(0);
+  });
+
+  it("never shows an admin's membership turning", async () => {
+    clock.set('2040-07-01T00:00:00Z');
+    await t.addPeople([
+      newPerson({
+        role: 'admin',
+        memberships: [{ club: 'Staff', kind: null, startDate: '2040-07-02', endDate: null }],
+      }),
+    ]);
+    const start = await cursorNow();
+    clock.set('2040-07-03T00:00:00Z');
+    await runCalendar();
+    expect(await changesAfter(start)).toEqual([]);
+  });
+
+  it('deals with more due memberships than one batch, each once', async () => {
+    clock.set('2040-08-01T00:00:00Z');
+    await runCalendar();
+    const ids = await t.addPeople(Array.from({ length: 1200 }, () => member('2040-08-05', null)));
+    const start = await cursorNow();
+    clock.set('2040-08-06T00:00:00Z');
+    expect(await runCalendar()).toEqual({ started: 1200, ended: 0 });
+    expect((await changesAfter(start)).map((c) => c.person_id).sort((a, b) => a - b)).toEqual(ids);
+    expect(await runCalendar()).toEqual({ started: 0, ended: 0 });
+  });
+});
