@@ -1,7 +1,8 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { CredentialCache } from './credential-cache';
 import { KEY_EVENT_CHANNELS } from './key-events';
+import { PgListener } from './pg-listener';
 
 export interface KeyEventsListenerOptions {
   /** First wait before reconnecting; doubled after each failure up to `maxBackoffMs`. */
@@ -20,26 +21,41 @@ export interface KeyEventsListenerOptions {
  * key through; the listener reconnects with a growing delay and starts from an empty cache.
  */
 export class KeyEventsListener {
-  private readonly minBackoffMs: number;
-  private readonly maxBackoffMs: number;
-  private readonly connectTimeoutMs: number;
-  private readonly applicationName: string;
-  private client: pg.Client | null = null;
+  private readonly connection: PgListener;
   private up = false;
-  private closed = false;
-  private failures = 0;
-  private retry: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly databaseUrl: string,
+    databaseUrl: string,
     private readonly cache: CredentialCache,
-    private readonly logger: Logger,
+    logger: Logger,
     options: KeyEventsListenerOptions = {},
   ) {
-    this.minBackoffMs = options.minBackoffMs ?? 250;
-    this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
-    this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    this.applicationName = options.applicationName ?? 'membership-directory key events';
+    this.connection = new PgListener(
+      databaseUrl,
+      {
+        ...options,
+        channels: [KEY_EVENT_CHANNELS.keyRevoked, KEY_EVENT_CHANNELS.accountChanged],
+        applicationName: options.applicationName ?? 'membership-directory key events',
+        messages: {
+          lost: 'not listening for key revocations: every request reads its key from the database until reconnected',
+          back: 'listening for key revocations again',
+        },
+      },
+      {
+        notification: (message) => this.heard(message),
+        up: () => {
+          this.up = true;
+          this.cache.listenerUp();
+        },
+        // The cache is not served while revocations may be missed.
+        down: () => {
+          if (!this.up) return;
+          this.up = false;
+          this.cache.listenerDown();
+        },
+      },
+      logger,
+    );
   }
 
   /** Whether notifications are being heard right now. */
@@ -48,51 +64,12 @@ export class KeyEventsListener {
   }
 
   /** Connects once; on failure keeps retrying in the background (the cache stays bypassed). */
-  async start(): Promise<void> {
-    if (this.closed || this.client !== null || this.retry !== null) return;
-    await this.connect();
+  start(): Promise<void> {
+    return this.connection.start();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.retry !== null) clearTimeout(this.retry);
-    this.retry = null;
-    const client = this.client;
-    this.client = null;
-    if (this.up) {
-      this.up = false;
-      this.cache.listenerDown();
-    }
-    await client?.end().catch(() => undefined);
-  }
-
-  private async connect(): Promise<void> {
-    this.retry = null;
-    const client = new pg.Client({
-      connectionString: this.databaseUrl,
-      connectionTimeoutMillis: this.connectTimeoutMs,
-      application_name: this.applicationName,
-      // A peer that vanished without closing the socket is noticed by TCP keepalive.
-      keepAlive: true,
-    });
-    this.client = client;
-    client.on('error', (error) => this.lost(client, error));
-    client.on('end', () => this.lost(client));
-    client.on('notification', (message) => this.heard(message));
-    try {
-      await client.connect();
-      await client.query(
-        `LISTEN ${KEY_EVENT_CHANNELS.keyRevoked}; LISTEN ${KEY_EVENT_CHANNELS.accountChanged}`,
-      );
-    } catch (error) {
-      this.lost(client, error);
-      return;
-    }
-    if (this.client !== client) return;
-    if (this.failures > 0) this.logger.info('listening for key revocations again');
-    this.failures = 0;
-    this.up = true;
-    this.cache.listenerUp();
+  close(): Promise<void> {
+    return this.connection.close();
   }
 
   private heard(message: pg.Notification): void {
@@ -105,27 +82,5 @@ export class KeyEventsListener {
     } else if (message.channel === KEY_EVENT_CHANNELS.accountChanged) {
       this.cache.accountChanged(id);
     }
-  }
-
-  /** The connection `client` is gone (or never came): stop serving the cache, then try again. */
-  private lost(client: pg.Client | null, error?: unknown): void {
-    if (client === null || this.client !== client) return;
-    this.client = null;
-    if (this.up) {
-      this.up = false;
-      this.cache.listenerDown();
-    }
-    client.end().catch(() => undefined);
-    if (this.closed) return;
-    if (this.failures === 0) {
-      this.logger.warn(
-        { err: error },
-        'not listening for key revocations: every request reads its key from the database until reconnected',
-      );
-    }
-    const delay = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** this.failures);
-    this.failures += 1;
-    // Unreferenced: a pending reconnection never keeps the process alive.
-    this.retry = setTimeout(() => void this.connect(), delay).unref();
   }
 }

@@ -1,0 +1,31 @@
+import { inject, injectable } from 'inversify';
+import type { Clock } from '../ports/clock';
+import { TYPES } from '../ports/tokens';
+import type { WebhookDelivery, WebhookStore } from '../ports/webhook-store';
+import { Conflict, NotFound } from '../../domain/errors';
+
+/**
+ * Sends a delivery again, as soon as a running service can: with the same webhook-id (receivers
+ * that already have it can tell), a fresh three days of retries, delivered or not before.
+ */
+@injectable()
+export class RedeliverWebhook {
+  constructor(
+    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ deliveryId }: { deliveryId: number }): Promise<WebhookDelivery> {
+    const delivery = await this.store.findDelivery(deliveryId);
+    if (delivery === null) throw new NotFound(`no webhook delivery ${deliveryId}`);
+    const subscription = await this.store.findSubscription(delivery.subscriptionId);
+    if (subscription?.disabledAt != null) {
+      throw new Conflict(
+        `subscription ${delivery.subscriptionId} is disabled (${subscription.disabledReason}); add the URL again with: webhooks add URL`,
+      );
+    }
+    if (delivery.status === 'pending' && delivery.attempts === 0) return delivery;
+    await this.store.redeliver(deliveryId, this.clock.now());
+    return (await this.store.findDelivery(deliveryId)) ?? delivery;
+  }
+}

@@ -1,0 +1,76 @@
+import { ListWebhookDeliveries } from '../../application/webhooks/list-webhook-deliveries';
+import type { WebhookAttempt, WebhookDelivery } from '../../application/ports/webhook-store';
+import type { Command } from '../command';
+import { parsePositiveInteger } from '../parse-values';
+import { printLine } from '../write-text';
+
+const NAME = 'webhooks deliveries';
+
+function describe(delivery: WebhookDelivery): string {
+  const when =
+    delivery.status === 'delivered'
+      ? `delivered ${delivery.deliveredAt?.toISOString()}`
+      : delivery.status === 'pending'
+        ? `pending, next attempt ${delivery.nextAttemptAt?.toISOString()}`
+        : 'failed';
+  return `${delivery.id}  seq ${delivery.seq}  ${delivery.type}  ${delivery.messageId}  ${when}  (${delivery.attempts} attempts)`;
+}
+
+function describeAttempt(attempt: WebhookAttempt): string {
+  const status = attempt.statusCode === null ? '-' : String(attempt.statusCode);
+  return `    ${attempt.at.toISOString()}  ${status}  ${attempt.durationMs} ms${attempt.error ? `  ${attempt.error}` : ''}`;
+}
+
+export const webhooksDeliveries: Command = {
+  path: ['webhooks', 'deliveries'],
+  summary: "show a subscription's deliveries and every attempt, newest first",
+  usage: 'ID [--failed] [--limit N] [--json]',
+  description: [
+    'Shows the deliveries of webhook subscription ID, newest first: delivery id, change seq,',
+    'type, webhook-id and status, then each attempt (time, HTTP status, duration, error).',
+    'Send one again with: webhooks redeliver DELIVERY_ID',
+  ].join('\n'),
+  options: {
+    failed: { type: 'boolean', description: 'only deliveries that failed (given up, or being retried)' },
+    limit: { type: 'string', value: 'N', description: 'at most N deliveries (default 50)' },
+    json: { type: 'boolean', description: 'print a JSON array instead of lines' },
+  },
+  positionals: [{ name: 'ID' }],
+  database: 'migrated',
+  async run({ io, values, positionals: [id], container }) {
+    const subscriptionId = parsePositiveInteger(id, 'ID', NAME);
+    const limit = typeof values.limit === 'string' ? parsePositiveInteger(values.limit, '--limit', NAME) : 50;
+    const deliveries = await container
+      .get(ListWebhookDeliveries)
+      .execute({ subscriptionId, failedOnly: values.failed === true, limit });
+    if (values.json) {
+      const rows = deliveries.map((d) => ({
+        id: d.id,
+        subscription_id: d.subscriptionId,
+        seq: d.seq,
+        type: d.type,
+        webhook_id: d.messageId,
+        status: d.status,
+        attempts: d.attemptLog.map((a) => ({
+          at: a.at.toISOString(),
+          status: a.statusCode,
+          duration_ms: a.durationMs,
+          error: a.error,
+        })),
+        next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+        created_at: d.createdAt.toISOString(),
+        delivered_at: d.deliveredAt?.toISOString() ?? null,
+      }));
+      printLine(io.stdout, JSON.stringify(rows, null, 2));
+      return;
+    }
+    if (deliveries.length === 0) {
+      printLine(io.stdout, values.failed ? 'no failed deliveries' : 'no deliveries yet');
+      return;
+    }
+    for (const delivery of deliveries) {
+      printLine(io.stdout, describe(delivery));
+      for (const attempt of delivery.attemptLog) printLine(io.stdout, describeAttempt(attempt));
+    }
+  },
+};
