@@ -19,7 +19,7 @@ export interface BaselineFilter {
 // compact JSON (json_build_object and json_agg put spaces and newlines in), so both servers send
 // the same bytes; children are joined with string_agg for the same reason.
 const PERSON_JSON = `(SELECT row_to_json(r)::text FROM (SELECT
-  p.id, p.first_name, p.last_name, p.chat_id, p.planner_id,
+  p.id, p.first_name, p.last_name, p.chat_id, p.planner_id, p.member_number,
   coalesce((
     SELECT ('[' || string_agg(row_to_json(c)::text, ','
                  ORDER BY array_position(ARRAY['email', 'phone', 'address'], c.kind), c.id) || ']')::json

@@ -25,6 +25,7 @@ CREATE TABLE people (
   last_name_folded text NOT NULL,
   chat_id text UNIQUE,
   planner_id text,
+  member_number text UNIQUE,
   username text UNIQUE,
   password_hash text,
   permissions text[] NOT NULL DEFAULT '{}',

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { CHANGE_LOG_LOCK_KEY } from '../../src/infrastructure/persistence/typeorm-change-log';
 import { baselineSchema } from './baseline-schema';
 
 const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -66,6 +67,27 @@ export class BenchDatabase {
     const started = performance.now();
     await withClient(this.url, (client) => client.query('VACUUM ANALYZE'));
     return (performance.now() - started) / 1000;
+  }
+
+  /**
+   * `count` changes of members (person.updated, first_name), as the service writes them: in one
+   * transaction under the change log's lock, seq from its sequence. The people need not change:
+   * the feed shows each person as they are.
+   */
+  async writeChanges(count: number): Promise<void> {
+    await withClient(this.url, async (client) => {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK_KEY]);
+      await client.query(
+        `WITH m AS (SELECT array_agg(id ORDER BY id) AS ids FROM people WHERE role = 'member')
+         INSERT INTO changes (seq, type, person_id, fields, by_key_id)
+         SELECT nextval('changes_seq'), 'person.updated', m.ids[1 + (g - 1) % cardinality(m.ids)],
+                ARRAY['first_name'], NULL
+           FROM m, generate_series(1, $1::int) AS g`,
+        [count],
+      );
+      await client.query('COMMIT');
+    });
   }
 
   async query<T>(text: string, values: unknown[] = []): Promise<T[]> {

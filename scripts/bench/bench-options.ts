@@ -3,6 +3,7 @@ import { SCENARIO_NAMES, type ScenarioName } from './scenarios';
 export interface BenchOptions {
   people: number;
   seconds: number;
+  coldSeconds: number;
   rounds: number;
   warmupSeconds: number;
   connections: number;
@@ -18,9 +19,12 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench -- [options]
   --people N             people in the generated directory (default 100000)
-  --duration S           seconds measured per scenario and server (default 10)
-  --rounds R             alternating rounds of each throughput scenario (default 2)
-  --warmup S             seconds of warm-up before each measurement (default 2)
+  --quick                a quick look: 20,000 people, 3 s rounds, 2 s cold rounds, no storms
+                         (the storms and slow streams still run when named with --only)
+  --duration S           seconds of each measured round per scenario and server (default 8)
+  --rounds R             alternating warm rounds of each throughput scenario (default 2)
+  --cold S               seconds of the cold round, on a freshly started server (default 5; 0: none)
+  --warmup S             seconds of warm-up before the warm rounds (default 2)
   --connections C        concurrent connections (default 32)
   --storm-connections K  connections asking for keys during the storm (default 4)
   --repetitions R        timed requests of the full list (default 3)
@@ -39,16 +43,21 @@ function positive(name: string, raw: string | undefined): number {
   return value;
 }
 
+/** The scenarios that load the service for long, left out of a quick look unless named. */
+const LONG_SCENARIOS: readonly ScenarioName[] = ['keys_storm', 'slow_streams'];
+
 export function parseOptions(argv: string[]): BenchOptions {
+  const quick = argv.includes('--quick');
   const options: BenchOptions = {
-    people: 100_000,
-    seconds: 10,
+    people: quick ? 20_000 : 100_000,
+    seconds: quick ? 3 : 8,
+    coldSeconds: quick ? 2 : 5,
     rounds: 2,
-    warmupSeconds: 2,
+    warmupSeconds: quick ? 1 : 2,
     connections: 32,
     stormConnections: 4,
-    fullListRepetitions: 3,
-    scenarios: [...SCENARIO_NAMES],
+    fullListRepetitions: quick ? 2 : 3,
+    scenarios: SCENARIO_NAMES.filter((name) => !quick || !LONG_SCENARIOS.includes(name)),
     postgres: true,
     pglite: false,
     pglitePeople: 0,
@@ -62,9 +71,18 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--people':
         options.people = positive(flag, value());
         break;
+      case '--quick':
+        break;
       case '--duration':
         options.seconds = positive(flag, value());
         break;
+      case '--cold': {
+        const seconds = Number(value());
+        if (!Number.isInteger(seconds) || seconds < 0)
+          throw new Error('--cold needs a whole number, 0 or more');
+        options.coldSeconds = seconds;
+        break;
+      }
       case '--rounds':
         options.rounds = positive(flag, value());
         break;

@@ -15,14 +15,18 @@ import { ServerProcess } from './processes';
 import { type RunResult, renderTable, rowsOf } from './report';
 import {
   type Figures,
+  isServiceOnly,
   isThroughput,
   runScenario,
+  throughput,
   type ScenarioName,
   type ScenarioSettings,
   type Target,
 } from './scenarios';
 import { ServiceCli } from './service-cli';
+import { runSync } from './sync-run';
 import { walkIds } from './walk-ids';
+import { webhookBench } from './webhooks';
 
 const BCRYPT_COST = 12;
 const interruption = new Interruption();
@@ -55,7 +59,8 @@ function accountsFor(options: BenchOptions): { reader: BenchAccount; storm: Benc
 function serviceEnv(database: { url: string } | { dataDir: string }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    LOG_LEVEL: 'warn',
+    // The default level: one line per request, as a deployment writes them (into a file here).
+    LOG_LEVEL: 'info',
     // Far above what 32 connections reach in a minute: the limiter must count, not throttle.
     RATE_LIMIT_PER_MINUTE: '1000000',
     BCRYPT_COST: String(BCRYPT_COST),
@@ -75,13 +80,24 @@ function serviceEnv(database: { url: string } | { dataDir: string }): NodeJS.Pro
   return env;
 }
 
+/**
+ * A key for the account. Right after a storm of sign-ins the service may still refuse one with
+ * 503 (its queue of password checks is full): asked again after Retry-After, a few times.
+ */
 async function issueToken(url: string, account: BenchAccount): Promise<string> {
-  const response = await fetch(`${url}/keys`, { method: 'POST', headers: { Authorization: basic(account) } });
-  const body = (await response.json()) as { token?: string };
-  if (response.status !== 201 || !body.token) {
-    throw new Error(`POST /keys answered ${response.status}: ${JSON.stringify(body)}`);
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${url}/keys`, {
+      method: 'POST',
+      headers: { Authorization: basic(account) },
+    });
+    const body = (await response.json()) as { token?: string };
+    if (response.status === 201 && body.token) return body.token;
+    if (response.status !== 503 || attempt >= 10) {
+      throw new Error(`POST /keys answered ${response.status}: ${JSON.stringify(body)}`);
+    }
+    const seconds = Number(response.headers.get('Retry-After') ?? 1) || 1;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   }
-  return body.token;
 }
 
 function settingsFor(options: BenchOptions, directory: GeneratedDirectory): ScenarioSettings {
@@ -89,6 +105,7 @@ function settingsFor(options: BenchOptions, directory: GeneratedDirectory): Scen
     probes: directory.probes,
     connections: options.connections,
     seconds: options.seconds,
+    coldSeconds: options.coldSeconds,
     warmupSeconds: options.warmupSeconds,
     stormConnections: options.stormConnections,
     fullListRepetitions: options.fullListRepetitions,
@@ -109,42 +126,72 @@ function comparisonPaths(directory: GeneratedDirectory, ids: number[]): string[]
 }
 
 /**
- * Runs a scenario on both servers. Throughput scenarios alternate in rounds (service, baseline,
- * then baseline, service...) so that a change in the machine's load during the run, which other
- * work on a shared machine causes, weighs on both sides alike.
+ * A throughput scenario on each target: first a cold round on a freshly started process of each
+ * (reported apart), then, after a warm-up, rounds that alternate the order of the targets
+ * (A B, B A, ...) so that a change in the machine's load during the run, which other work on a
+ * shared machine causes, weighs on all of them alike. Each round draws another random sequence,
+ * the same for every target.
  */
+async function throughputRounds(
+  name: ScenarioName,
+  targets: Target[],
+  settings: ScenarioSettings,
+  rounds: number,
+): Promise<Map<Target, Figures>> {
+  const cold = new Map<Target, LoadFigures>();
+  if (settings.coldSeconds > 0) {
+    for (const target of targets) {
+      log(`${name}: ${target.label}, restarted for the cold round…`);
+      await target.server.restart();
+      cold.set(target, await throughput(name, target, settings, 'cold', 1));
+    }
+  }
+  if (settings.warmupSeconds > 0) {
+    for (const target of targets) await throughput(name, target, settings, 'warm-up', 2);
+  }
+  const loads = new Map<Target, LoadFigures[]>(targets.map((target) => [target, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) {
+      log(`${name}: ${target.label}, round ${round + 1} of ${rounds}…`);
+      loads.get(target)?.push(await throughput(name, target, settings, 'measure', 3 + round));
+    }
+  }
+  return new Map(
+    targets.map((target) => [
+      target,
+      { kind: 'load', load: combineLoads(loads.get(target) ?? []), cold: cold.get(target) },
+    ]),
+  );
+}
+
+/** Runs a scenario on both servers: throughput ones in rounds, the others once each. */
 async function compare(
   name: ScenarioName,
   service: Target,
   baseline: Target,
   settings: ScenarioSettings,
   rounds: number,
-): Promise<{ service: Figures; baseline: Figures }> {
+): Promise<{ service: Figures; baseline?: Figures }> {
+  if (isServiceOnly(name)) {
+    log(`${name}: service…`);
+    return { service: await runScenario(name, service, settings) };
+  }
   if (!isThroughput(name)) {
     log(`${name}: service…`);
     const serviceFigures = await runScenario(name, service, settings);
     log(`${name}: baseline…`);
     return { service: serviceFigures, baseline: await runScenario(name, baseline, settings) };
   }
-  const loads = new Map<Target, LoadFigures[]>([
-    [service, []],
-    [baseline, []],
-  ]);
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? [service, baseline] : [baseline, service];
-    for (const target of order) {
-      log(`${name}: ${target.label}, round ${round + 1} of ${rounds}…`);
-      const figures = await runScenario(name, target, settings, round);
-      if (figures.kind === 'load') loads.get(target)?.push(figures.load);
-    }
-  }
-  return {
-    service: { kind: 'load', load: combineLoads(loads.get(service) ?? []) },
-    baseline: { kind: 'load', load: combineLoads(loads.get(baseline) ?? []) },
-  };
+  const figures = await throughputRounds(name, [service, baseline], settings, rounds);
+  return { service: figures.get(service) as Figures, baseline: figures.get(baseline) as Figures };
 }
 
-async function postgresRun(options: BenchOptions, directory: GeneratedDirectory): Promise<RunResult> {
+async function postgresRun(
+  options: BenchOptions,
+  directory: GeneratedDirectory,
+  workDir: string,
+): Promise<RunResult> {
   const database = await BenchDatabase.prepare(process.env);
   log(`PostgreSQL: ${database.description}`);
   const servers: ServerProcess[] = [];
@@ -157,12 +204,17 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
     const cli = new ServiceCli(env);
     await cli.migrate();
     log('importing through the CLI…');
-    const serviceSeconds = await cli.import(directory.file);
+    const firstImport = await cli.import(directory.file);
+    const serviceSeconds = firstImport.seconds;
     log(`service import: ${serviceSeconds.toFixed(1)} s`);
+    log('sync: export, 1% changed, import --dry-run, import…');
+    const sync = await runSync(cli, firstImport, join(workDir, 'sync-postgres'));
+    log(`sync: dry run ${sync.dryRun.seconds.toFixed(1)} s, re-import ${sync.reimport.seconds.toFixed(1)} s`);
     await database.createBaselineSchema();
+    // The baseline loads what the service holds after the sync, so that their answers agree.
     const baseline = await baselineLoad(
       { connectionString: database.url, schema: BASELINE_SCHEMA },
-      directory.file,
+      sync.file,
     );
     log(`baseline load: ${baseline.seconds.toFixed(1)} s`);
     // Both copies are measured in the steady state autovacuum reaches a minute after a load:
@@ -172,7 +224,9 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
 
     const accounts = accountsFor(options);
     for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
-    const service = await ServerProcess.start('service', paths.serviceMain, env, '/readyz');
+    const service = await ServerProcess.start('service', paths.serviceMain, env, '/readyz', {
+      logFile: join(workDir, 'service.log'),
+    });
     servers.push(service);
     const token = await issueToken(service.url, accounts.reader);
     await addBaselineAccount(database, accounts.reader, BCRYPT_COST, token);
@@ -193,6 +247,7 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
       streamToken: () => issueToken(service.url, accounts.reader),
       ids: await walkIds(service.url, token),
       stormAuthorizations,
+      writeChanges: (count) => database.writeChanges(count),
     };
     const baselineTarget: Target = {
       label: 'baseline',
@@ -218,6 +273,7 @@ async function postgresRun(options: BenchOptions, directory: GeneratedDirectory)
       database: 'postgres',
       people: directory.people,
       import: { serviceSeconds, baselineSeconds: baseline.seconds },
+      sync,
       scenarios: {},
       disagreements,
     };
@@ -246,11 +302,17 @@ async function pgliteRun(
   try {
     await cli.migrate();
     log('PGlite: importing through the CLI…');
-    const serviceSeconds = await cli.import(directory.file);
+    const firstImport = await cli.import(directory.file);
+    const serviceSeconds = firstImport.seconds;
     log(`PGlite import: ${serviceSeconds.toFixed(1)} s`);
+    log('PGlite sync: export, 1% changed, import --dry-run, import…');
+    const sync = await runSync(cli, firstImport, join(workDir, 'sync-pglite'));
+    log(`sync: dry run ${sync.dryRun.seconds.toFixed(1)} s, re-import ${sync.reimport.seconds.toFixed(1)} s`);
     const accounts = accountsFor(options);
     for (const account of [accounts.reader, ...accounts.storm]) await cli.createAccount(account);
-    service = await ServerProcess.start('service (PGlite)', paths.serviceMain, env, '/readyz');
+    service = await ServerProcess.start('service (PGlite)', paths.serviceMain, env, '/readyz', {
+      logFile: join(workDir, 'service-pglite.log'),
+    });
     const { url } = service;
     const token = await issueToken(url, accounts.reader);
     const target: Target = {
@@ -266,20 +328,21 @@ async function pgliteRun(
       database: 'pglite',
       people: directory.people,
       import: { serviceSeconds, baselineSeconds: null },
+      sync,
       scenarios: {},
       disagreements: [],
     };
     for (const name of options.scenarios) {
-      log(`PGlite ${name}…`);
-      const rounds: LoadFigures[] = [];
-      let figures: Figures | undefined;
-      for (let round = 0; round < (isThroughput(name) ? options.rounds : 1); round++) {
-        figures = await runScenario(name, target, settings, round);
-        if (figures.kind === 'load') rounds.push(figures.load);
+      if (name === 'changes_feed') {
+        // The service holds the embedded database: the bench cannot write 100,000 changes beside it.
+        log('PGlite changes_feed: skipped (PostgreSQL only)');
+        continue;
       }
-      if (figures === undefined) continue;
+      log(`PGlite ${name}…`);
       result.scenarios[name] = {
-        service: figures.kind === 'load' ? { kind: 'load', load: combineLoads(rounds) } : figures,
+        service: isThroughput(name)
+          ? ((await throughputRounds(name, [target], settings, options.rounds)).get(target) as Figures)
+          : await runScenario(name, target, settings),
       };
     }
     return result;
@@ -291,6 +354,8 @@ async function pgliteRun(
 }
 
 async function main() {
+  // `npm run bench -- webhooks`: a run of its own (scripts/bench/webhooks.ts).
+  if (process.argv[2] === 'webhooks') return webhookBench();
   const options = parseOptions(process.argv.slice(2));
   for (const file of [paths.serviceMain, paths.cliMain, paths.baselineServer]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
@@ -302,15 +367,19 @@ async function main() {
   );
   const runs: RunResult[] = [];
   const directories: GeneratedDirectory[] = [];
+  // A run that fails is reported after the tables of those that completed, not instead of them.
+  let failure: unknown;
   try {
     if (options.postgres) {
       log(`generating ${options.people} people…`);
+      // Every visible person is a possible lookup value, as for real clients.
       const directory = await generateDirectory(join(workDir, 'directory.json'), options.people, {
         seed: options.seed,
+        probes: options.people,
       });
       directories.push(directory);
       log(`${directory.people} people, ${directory.contacts} contacts, ${directory.memberships} memberships`);
-      runs.push(await postgresRun(options, directory));
+      runs.push(await postgresRun(options, directory, workDir));
     }
     if (options.pglite) {
       const same = directories.find((d) => d.people === options.pglitePeople);
@@ -318,23 +387,33 @@ async function main() {
         same ??
         (await generateDirectory(join(workDir, 'directory-pglite.json'), options.pglitePeople, {
           seed: options.seed,
+          probes: options.pglitePeople,
         }));
       if (!same) directories.push(directory);
       runs.push(await pgliteRun(options, directory, workDir));
     }
+  } catch (error) {
+    if (interruption.cleaning) throw error;
+    failure = error;
   } finally {
     forgetWorkDir();
     if (!options.keep) await rm(workDir, { recursive: true, force: true });
     else log(`kept ${workDir}`);
   }
 
-  const report = runs.map((run) => ({ run, rows: rowsOf(run) }));
+  const postgres = runs.find((run) => run.database === 'postgres');
+  const report = runs.map((run) => ({
+    run,
+    rows: rowsOf(run, run.database === 'pglite' ? postgres : undefined),
+  }));
+  const cold = options.coldSeconds > 0 ? `, a cold round of ${options.coldSeconds} s on a fresh process` : '';
   for (const { run, rows } of report) {
     const title =
       run.database === 'postgres'
-        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server (ratio = service / baseline)`
-        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario`;
-    process.stdout.write(`\n${title}\n${renderTable(rows, run.database === 'postgres')}\n`);
+        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw baseline)`
+        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario${cold}${postgres ? ' (ratio = PGlite / PostgreSQL service)' : ''}`;
+    const against = run.database === 'postgres' ? 'raw baseline' : postgres ? 'service on PostgreSQL' : '';
+    process.stdout.write(`\n${title}\n${renderTable(rows, against)}\n`);
     if (run.disagreements.length > 0) {
       process.stdout.write(
         `service and baseline answered differently for ${run.disagreements.length} request(s)\n`,
@@ -349,6 +428,7 @@ async function main() {
     `${JSON.stringify({ startedAt, machine, options, directories: directories.map(({ probes, ...d }) => d), report }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten ${file}\n`);
+  if (failure !== undefined) throw failure;
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A port nobody listens on right now. */
@@ -36,10 +36,14 @@ export function runNode(
   args: string[],
   env: NodeJS.ProcessEnv,
   input?: string,
+  nodeOptions: string[] = [],
 ): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -61,32 +65,66 @@ export function runNode(
   });
 }
 
+export interface ServerOptions {
+  /** Options for node itself, such as --cpu-prof. */
+  nodeArgs?: string[];
+  /** Where the server's standard output goes (appended); without it, the bench keeps its tail. */
+  logFile?: string;
+}
+
 /** A server started as a child process, listening on 127.0.0.1:port. */
 export class ServerProcess {
   private output = '';
+  private child: ChildProcess;
 
   private constructor(
     readonly name: string,
-    private readonly child: ChildProcess,
+    private readonly script: string,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly readyPath: string,
     readonly port: number,
+    private readonly options: ServerOptions,
   ) {
+    this.child = this.spawn();
+  }
+
+  static async start(
+    name: string,
+    script: string,
+    env: NodeJS.ProcessEnv,
+    readyPath: string,
+    options: ServerOptions = {},
+  ) {
+    const server = new ServerProcess(name, script, env, readyPath, await freePort(), options);
+    await server.waitUntilReady(readyPath);
+    return server;
+  }
+
+  private spawn(): ChildProcess {
+    // Standard output into a file, as a deployment keeps its log: the bench does not read it.
+    const logFd = this.options.logFile === undefined ? undefined : openSync(this.options.logFile, 'a');
+    const child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), this.script], {
+      env: { ...this.env, PORT: String(this.port) },
+      stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
+    });
+    if (logFd !== undefined) closeSync(logFd);
     const keep = (chunk: Buffer) => {
       // The last few kilobytes are enough to say why a server failed.
       this.output = (this.output + chunk.toString()).slice(-8000);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
+    return child;
   }
 
-  static async start(name: string, script: string, env: NodeJS.ProcessEnv, readyPath: string) {
-    const port = await freePort();
-    const child = spawn(process.execPath, [script], {
-      env: { ...env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const server = new ServerProcess(name, child, port);
-    await server.waitUntilReady(readyPath);
-    return server;
+  /**
+   * Stops the server and starts a fresh process on the same port: nothing compiled, cached or
+   * pooled yet, as after a deploy. The cold round measures that.
+   */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.child = this.spawn();
+    await this.waitUntilReady(this.readyPath);
   }
 
   get url(): string {
@@ -105,7 +143,9 @@ export class ServerProcess {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) {
-        throw new Error(`${this.name} exited with ${this.child.exitCode} while starting:\n${this.output}`);
+        throw new Error(
+          `${this.name} exited with ${this.child.exitCode} while starting:\n${this.recentOutput()}`,
+        );
       }
       try {
         const response = await fetch(`${this.url}${path}`);
@@ -116,7 +156,7 @@ export class ServerProcess {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await this.stop();
-    throw new Error(`${this.name} was not ready within ${timeoutMs / 1000} s:\n${this.output}`);
+    throw new Error(`${this.name} was not ready within ${timeoutMs / 1000} s:\n${this.recentOutput()}`);
   }
 
   /** SIGTERM and wait for the exit; SIGKILL if it does not stop within ten seconds. */
@@ -130,6 +170,8 @@ export class ServerProcess {
   }
 
   recentOutput(): string {
-    return this.output;
+    if (this.options.logFile === undefined) return this.output;
+    const log = readFileSync(this.options.logFile, 'utf8').slice(-4000);
+    return `${log}${this.output}`;
   }
 }

@@ -1,6 +1,8 @@
 import type { Probes } from './generate-directory';
 import { type LoadFigures, type RequestSpec, rotation, runLoad } from './load-runner';
+import { Random } from './random';
 import { type FullListFigures, measureFullList } from './measure-full-list';
+import { type FeedFigures, followFeed } from './follow-feed';
 import type { ServerProcess } from './processes';
 import { type SlowStreamFigures, startSlowStreams } from './slow-streams';
 
@@ -18,12 +20,16 @@ export interface Target {
   ids: number[];
   /** `Basic ...` headers of accounts that may issue keys, for the POST /keys storm. */
   stormAuthorizations: string[];
+  /** Writes changes for the change feed scenario; absent where the scenario cannot run. */
+  writeChanges?: (count: number) => Promise<void>;
 }
 
 export interface ScenarioSettings {
   probes: Probes;
   connections: number;
   seconds: number;
+  /** Seconds of the cold round: a fresh server process, measured from its first request. */
+  coldSeconds: number;
   warmupSeconds: number;
   stormConnections: number;
   fullListRepetitions: number;
@@ -45,36 +51,46 @@ export interface SlowStreamsScenarioFigures {
 }
 
 export type Figures =
-  | { kind: 'load'; load: LoadFigures }
+  | { kind: 'load'; load: LoadFigures; cold?: LoadFigures }
   | { kind: 'full-list'; fullList: FullListFigures }
   | { kind: 'storm'; storm: StormFigures }
-  | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures };
+  | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures }
+  | { kind: 'feed'; feed: FeedFigures };
+
+/** Changes the feed scenario follows (the target: 20,000 a second read). */
+export const FEED_CHANGES = 100_000;
 
 /** Clients asking for the full list with one key at once: the service lets STREAMS_PER_KEY of them in. */
 const SLOW_STREAM_CLIENTS = 100;
 
 export const SCENARIO_NAMES = [
   'email',
+  'email_limit',
   'chat_id',
+  'chat_id_limit',
   'last_name',
   'active_pages',
   'full_list',
   'keys_storm',
   'slow_streams',
   'patch',
+  'changes_feed',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
-  email: 'lookup by email',
-  chat_id: 'lookup by chat_id',
+  email: 'email lookup, no limit (the chat bot)',
+  email_limit: 'email lookup, limit=1',
+  chat_id: 'chat_id lookup, no limit (the chat bot)',
+  chat_id_limit: 'chat_id lookup, limit=1',
   last_name: 'last_name substring, limit=50',
-  active_pages: 'active=yes, pages of 100',
+  active_pages: 'active=yes, limit=100, random after',
   full_list: 'full unpaged list',
   keys_storm: 'chat_id lookups during POST /keys storms',
   slow_streams: `chat_id lookups during ${SLOW_STREAM_CLIENTS} slow unpaged streams of one key`,
   patch: 'PATCH /people/:id',
+  changes_feed: 'GET /changes, following 100,000 changes, pages of 1000',
 };
 
 const NEW_FIRST_NAMES = ['Annie', 'Cecilia', 'Edmond', 'Giovanni', 'Henrietta', 'Maria', 'Tycho', 'Vesto'];
@@ -83,36 +99,53 @@ function get(path: string): RequestSpec {
   return { method: 'GET', path };
 }
 
-/** An evenly spread, fixed sample of `count` items. */
-function spread<T>(items: readonly T[], count: number): T[] {
-  if (items.length <= count) return [...items];
-  const step = items.length / count;
-  return Array.from({ length: count }, (_, i) => items[Math.floor(i * step)]);
+/**
+ * Each request draws its value at random out of the whole directory, as clients do: a rotation
+ * over a few thousand values measures a warmer, easier case (those rows and their index pages
+ * stay cached). Seeded, so that both servers are asked the same sequence.
+ */
+function drawing<T>(
+  items: readonly T[],
+  seed: number,
+  toRequest: (item: T) => RequestSpec,
+): () => RequestSpec {
+  if (items.length === 0) throw new Error('nothing to draw from');
+  const random = new Random(seed);
+  return () => toRequest(random.pick(items));
 }
 
-/** The request stream of each throughput scenario against one target. */
-function requestsOf(name: ScenarioName, target: Target, probes: Probes): () => RequestSpec {
+const byEmail = (suffix: string) => (email: string) =>
+  get(`/people?email=${encodeURIComponent(email)}${suffix}`);
+const byChatId = (suffix: string) => (chatId: string) =>
+  get(`/people?chat_id=${encodeURIComponent(chatId)}${suffix}`);
+
+/** The request stream of each throughput scenario against one target; `seed` varies per round. */
+export function requestsOf(name: ScenarioName, target: Target, probes: Probes, seed = 1): () => RequestSpec {
   switch (name) {
     case 'email':
-      return rotation(probes.emails.map((email) => get(`/people?email=${encodeURIComponent(email)}`)));
+      return drawing(probes.emails, seed, byEmail(''));
+    case 'email_limit':
+      return drawing(probes.emails, seed, byEmail('&limit=1'));
     case 'chat_id':
     case 'keys_storm':
     case 'slow_streams':
-      return rotation(probes.chatIds.map((chatId) => get(`/people?chat_id=${encodeURIComponent(chatId)}`)));
+      return drawing(probes.chatIds, seed, byChatId(''));
+    case 'chat_id_limit':
+      return drawing(probes.chatIds, seed, byChatId('&limit=1'));
     case 'last_name':
-      return rotation(
-        probes.lastNameFragments.map((part) => get(`/people?last_name=${encodeURIComponent(part)}&limit=50`)),
+      return drawing(probes.lastNameFragments, seed, (part) =>
+        get(`/people?last_name=${encodeURIComponent(part)}&limit=50`),
       );
     case 'active_pages': {
-      // Page starts all over the directory, each with at least a full page after it.
-      const starts = spread(target.ids.slice(0, Math.max(1, target.ids.length - 200)), 1000);
-      return rotation([0, ...starts].map((after) => get(`/people?active=yes&limit=100&after=${after}`)));
+      // A page start anywhere in the directory (0 included: the first page).
+      const starts = [0, ...target.ids.slice(0, Math.max(1, target.ids.length - 1))];
+      return drawing(starts, seed, (after) => get(`/people?active=yes&limit=100&after=${after}`));
     }
     case 'patch': {
-      const ids = spread(target.ids, 5000);
+      const random = new Random(seed);
       let n = 0;
       return () => {
-        const id = ids[n % ids.length];
+        const id = random.pick(target.ids);
         const body = JSON.stringify({ 'person[first_name]': NEW_FIRST_NAMES[n % NEW_FIRST_NAMES.length] });
         n++;
         return {
@@ -132,27 +165,33 @@ function bearer(target: Target): Record<string, string> {
   return { Authorization: `Bearer ${target.token}` };
 }
 
-async function throughput(
+/** What a throughput measurement is: a fresh server's first seconds, a warm-up, or a measured round. */
+export type Phase = 'cold' | 'warm-up' | 'measure';
+
+/**
+ * One load of the scenario against the target. `seed` picks the random values: each round draws
+ * another sequence, the same for both servers.
+ */
+export function throughput(
   name: ScenarioName,
   target: Target,
   settings: ScenarioSettings,
-  warmUp: boolean,
+  phase: Phase = 'measure',
+  seed = 1,
 ): Promise<LoadFigures> {
-  const options = {
+  const seconds =
+    phase === 'cold' ? settings.coldSeconds : phase === 'warm-up' ? settings.warmupSeconds : settings.seconds;
+  return runLoad(target.server.url, requestsOf(name, target, settings.probes, seed), {
     connections: settings.connections,
     headers: bearer(target),
     serverPid: target.server.pid,
-  };
-  if (warmUp && settings.warmupSeconds > 0) {
-    await runLoad(target.server.url, requestsOf(name, target, settings.probes), {
-      ...options,
-      seconds: settings.warmupSeconds,
-    });
-  }
-  return runLoad(target.server.url, requestsOf(name, target, settings.probes), {
-    ...options,
-    seconds: settings.seconds,
+    seconds,
   });
+}
+
+async function warmedUp(name: ScenarioName, target: Target, settings: ScenarioSettings, seed: number) {
+  if (settings.warmupSeconds > 0) await throughput(name, target, settings, 'warm-up', seed + 1000);
+  return throughput(name, target, settings, 'measure', seed);
 }
 
 /**
@@ -162,15 +201,10 @@ async function throughput(
  * lookups send wrong passwords, more than bcrypt can check.
  */
 async function storm(target: Target, settings: ScenarioSettings): Promise<StormFigures> {
-  const quiet = await throughput('keys_storm', target, settings, true);
+  const quiet = await warmedUp('keys_storm', target, settings, 11);
   const nextAuthorization = rotation(target.stormAuthorizations);
   const [stormy, keys] = await Promise.all([
-    runLoad(target.server.url, requestsOf('keys_storm', target, settings.probes), {
-      connections: settings.connections,
-      headers: bearer(target),
-      seconds: settings.seconds,
-      serverPid: target.server.pid,
-    }),
+    throughput('keys_storm', target, settings, 'measure', 12),
     runLoad(
       target.server.url,
       () => ({ method: 'POST', path: '/keys', headers: { Authorization: nextAuthorization() } }),
@@ -178,12 +212,7 @@ async function storm(target: Target, settings: ScenarioSettings): Promise<StormF
     ),
   ]);
   const [guessing, guesses] = await Promise.all([
-    runLoad(target.server.url, requestsOf('keys_storm', target, settings.probes), {
-      connections: settings.connections,
-      headers: bearer(target),
-      seconds: settings.seconds,
-      serverPid: target.server.pid,
-    }),
+    throughput('keys_storm', target, settings, 'measure', 13),
     runLoad(target.server.url, wrongPasswords(), {
       connections: settings.connections,
       headers: {},
@@ -223,12 +252,12 @@ async function slowStreams(target: Target, settings: ScenarioSettings): Promise<
   // A key's first use records last_used_at: a write, whose commit on PGlite holds up the whole
   // process until the disk has it. Done before measuring, it does not count as the streams' doing.
   await fetch(`${target.server.url}/people?limit=1`, { headers: { Authorization: `Bearer ${streamToken}` } });
-  const quiet = await throughput('slow_streams', target, settings, true);
+  const quiet = await warmedUp('slow_streams', target, settings, 21);
   const streams = startSlowStreams(target.server.url, streamToken, SLOW_STREAM_CLIENTS);
   try {
     // Under way before the lookups start: the streams that are let in are reading.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const during = await throughput('slow_streams', target, settings, false);
+    const during = await throughput('slow_streams', target, settings, 'measure', 22);
     return { quiet, during, streams: await streams.stop() };
   } finally {
     await streams.stop();
@@ -237,15 +266,19 @@ async function slowStreams(target: Target, settings: ScenarioSettings): Promise<
 
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
 export function isThroughput(name: ScenarioName): boolean {
-  return name !== 'full_list' && name !== 'keys_storm' && name !== 'slow_streams';
+  return name !== 'full_list' && name !== 'keys_storm' && name !== 'slow_streams' && name !== 'changes_feed';
 }
 
-/** One measurement of the scenario on one target; `round` > 0 skips the warm-up. */
+/** Scenarios the baseline has nothing to compare with. */
+export function isServiceOnly(name: ScenarioName): boolean {
+  return name === 'changes_feed';
+}
+
+/** The scenario on one target, for those that are not throughput rounds. */
 export async function runScenario(
   name: ScenarioName,
   target: Target,
   settings: ScenarioSettings,
-  round = 0,
 ): Promise<Figures> {
   if (name === 'full_list') {
     const fullList = await measureFullList(
@@ -257,7 +290,14 @@ export async function runScenario(
     return { kind: 'full-list', fullList };
   }
   if (name === 'keys_storm') return { kind: 'storm', storm: await storm(target, settings) };
+  if (name === 'changes_feed') {
+    if (target.writeChanges === undefined) throw new Error(`${target.label} cannot write changes`);
+    return {
+      kind: 'feed',
+      feed: await followFeed(target.server.url, target.token, FEED_CHANGES, target.writeChanges),
+    };
+  }
   if (name === 'slow_streams')
     return { kind: 'slow-streams', slowStreams: await slowStreams(target, settings) };
-  return { kind: 'load', load: await throughput(name, target, settings, round === 0) };
+  throw new Error(`${name} runs in throughput rounds`);
 }

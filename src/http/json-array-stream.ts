@@ -26,9 +26,10 @@ const CHUNK_CHARACTERS = 16 * 1024;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Writes `items` as one JSON array without holding them all in memory: it waits for the socket
- * to drain when the client reads slowly, and stops reading (ending the store's iteration) when
- * the client goes away. Nothing is sent before the first chunk is ready, so that a store failing
+ * Writes `items` (each as `jsonOf` gives its JSON text) as one JSON array without holding them
+ * all in memory: it waits for the socket to drain when the client reads slowly, and stops reading
+ * (ending the store's iteration) when the client goes away. An answer shorter than one chunk (a
+ * lookup's) goes out in one write with its length. Nothing is sent before the first chunk is ready, so that a store failing
  * early still gets a proper error answer. A failure after that cannot be told in a half-written
  * array: the connection is cut instead, and the client sees an incomplete body. So is a client
  * that stops reading for `stallTimeoutMs`. Between chunks the stream gives the event loop a turn:
@@ -37,7 +38,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function streamJsonArray<T>(
   res: Response,
   items: AsyncIterable<T>,
-  toJson: (item: T) => unknown,
+  jsonOf: (item: T) => string,
   stallTimeoutMs: number,
 ): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
@@ -52,10 +53,12 @@ export async function streamJsonArray<T>(
   try {
     let chunk = '[';
     let first = true;
+    let streaming = false;
     while (!next.done && !gone) {
-      chunk += `${first ? '' : ','}${JSON.stringify(toJson(next.value))}`;
+      chunk += `${first ? '' : ','}${jsonOf(next.value)}`;
       first = false;
       if (chunk.length >= CHUNK_CHARACTERS) {
+        streaming = true;
         if (res.write(chunk)) await nextTurn();
         else await drainedOrClosed(res, stallTimeoutMs);
         chunk = '';
@@ -67,7 +70,11 @@ export async function streamJsonArray<T>(
       await iterator.return?.();
       return;
     }
-    res.end(`${chunk}]`);
+    const rest = `${chunk}]`;
+    // A short answer (a lookup's one person) goes out whole, with its length, in one write:
+    // chunked encoding would cost it extra writes for nothing.
+    if (!streaming) res.setHeader('Content-Length', Buffer.byteLength(rest));
+    res.end(rest);
   } catch (error) {
     await iterator.return?.().catch(() => undefined);
     throw error;

@@ -1,15 +1,24 @@
-import type { Request, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 
-function line(req: Request, res: Response, responseTime: number) {
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id (see requestId): the client's when safe, else a fresh UUID. */
+    id: string;
+    /** A logger whose lines carry the request id, made on first use (errors: rare). */
+    log: Logger;
+  }
+}
+
+function line(req: Request, res: Response, durationMs: number) {
   return {
+    requestId: req.id,
     method: req.method,
     // The path without its query: filter values are personal data and stay out of the logs.
     path: req.originalUrl.split('?', 1)[0],
     route: req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined,
     status: res.statusCode,
-    durationMs: responseTime,
+    durationMs,
     keyId: res.locals.keyId,
     // The client went away before the whole answer was written.
     aborted: res.writableFinished ? undefined : true,
@@ -17,20 +26,31 @@ function line(req: Request, res: Response, responseTime: number) {
 }
 
 /**
- * One JSON line per request. Nothing from headers or bodies is serialised, so an Authorization
- * header, a token or a password cannot reach the log even by accident.
+ * One JSON line per request, written when the answer ends (or the client goes away): info, or
+ * error for a 5xx. Its fields are picked one by one above and nothing from headers or bodies is
+ * among them, so an Authorization header, a token or a password cannot reach the log even by
+ * accident. Cheap on purpose: one listener and one log call a request, no child logger unless
+ * the request logs something else (`req.log`, made on first use).
  */
-export function requestLogger(logger: Logger) {
-  return pinoHttp<Request, Response>({
-    logger,
-    genReqId: (req) => req.id,
-    customAttributeKeys: { reqId: 'requestId' },
-    quietReqLogger: true,
-    quietResLogger: true,
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessObject: (req, res, value) => line(req, res, value.responseTime),
-    customErrorObject: (req, res, _err, value) => line(req, res, value.responseTime),
-    customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
+export function requestLogger(app: Express, logger: Logger): RequestHandler {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request): Logger {
+      const log = logger.child({ requestId: this.id });
+      Object.defineProperty(this, 'log', { value: log, configurable: true });
+      return log;
+    },
   });
+  return (req, res, next) => {
+    const started = Date.now();
+    // 'close' comes after the answer is sent, and also when the client goes away before that.
+    res.once('close', () => {
+      const failed = res.statusCode >= 500;
+      if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
+      const fields = line(req, res, Date.now() - started);
+      if (failed) logger.error(fields, 'request failed');
+      else logger.info(fields, 'request completed');
+    });
+    next();
+  };
 }

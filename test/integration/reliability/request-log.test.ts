@@ -57,9 +57,14 @@ describe.each(testDatabases)('the request log on $name', (target) => {
 
   beforeAll(async () => {
     log = memoryLogger();
-    t = await createTestApp(target, { env: { LOG_LEVEL: 'trace' }, overrides: { logger: log.logger } });
-    unitOfWork = new LeakyFailure(t.container.get<UnitOfWork>(TYPES.UnitOfWork));
-    t.container.rebind<UnitOfWork>(TYPES.UnitOfWork).toConstantValue(unitOfWork);
+    t = await createTestApp(target, {
+      env: { LOG_LEVEL: 'trace' },
+      overrides: { logger: log.logger },
+      prepare: (container) => {
+        unitOfWork = new LeakyFailure(container.get<UnitOfWork>(TYPES.UnitOfWork));
+        container.rebind<UnitOfWork>(TYPES.UnitOfWork).toConstantValue(unitOfWork);
+      },
+    });
   });
   afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../src/application/ports/clock';
 
-/** A clock that moves only when told; today is the UTC date of now. */
+/** A clock that moves only when told; dates are UTC dates. */
 export class FakeClock implements Clock {
   private current: Date;
 
@@ -13,7 +13,11 @@ export class FakeClock implements Clock {
   }
 
   today(): string {
-    return this.current.toISOString().slice(0, 10);
+    return this.dateOf(this.current);
+  }
+
+  dateOf(moment: Date): string {
+    return moment.toISOString().slice(0, 10);
   }
 
   advance(ms: number): void {

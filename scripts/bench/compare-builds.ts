@@ -1,0 +1,97 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LoadFigures, runLoad } from './load-runner';
+import { ServerProcess } from './processes';
+import { lookupValues } from './profile';
+import { requestsOf, type ScenarioName, type Target } from './scenarios';
+
+/**
+ * What each change bought: several builds of the service (each a checkout's `dist/src/main.js`)
+ * on one database a bench run kept, measured in interleaved rounds so that the machine's load
+ * weighs on all alike. CPU per request is the figure to read on a shared machine.
+ *
+ *   DATABASE_URL=… BENCH_TOKEN=… node dist/scripts/bench/compare-builds.js \
+ *     --scenarios chat_id,email --seconds 5 --rounds 2 name=/path/to/dist/src/main.js …
+ */
+
+/** The middle value; for an even count the mean of the two middle ones. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const option = (name: string, fallback: string) => {
+    const at = args.indexOf(name);
+    return at === -1 ? fallback : args.splice(at, 2)[1];
+  };
+  const scenarios = option('--scenarios', 'chat_id').split(',') as ScenarioName[];
+  const seconds = Number(option('--seconds', '5'));
+  const rounds = Number(option('--rounds', '2'));
+  const builds = args.map((arg) => {
+    const [name, main] = arg.split('=');
+    return { name, main };
+  });
+  const url = process.env.DATABASE_URL;
+  const token = process.env.BENCH_TOKEN;
+  if (!url || !token || builds.length === 0) {
+    throw new Error('needs DATABASE_URL, BENCH_TOKEN and builds as name=path/to/main.js');
+  }
+  const { probes, ids } = await lookupValues(url);
+  const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    DIRECTORY_TIMEZONE: 'UTC',
+    NODE_ENV: 'production',
+  };
+  const figures = new Map<string, LoadFigures[]>();
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? builds : [...builds].reverse();
+    for (const build of order) {
+      const server = await ServerProcess.start(build.name, build.main, env, '/readyz', {
+        logFile: join(logDir, `${build.name}.log`),
+      });
+      try {
+        const target = { label: build.name, server, token, ids } as unknown as Target;
+        for (const scenario of scenarios) {
+          const next = () => requestsOf(scenario, target, probes, 100 + round);
+          const headers = { Authorization: `Bearer ${token}` };
+          await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
+          const load = await runLoad(server.url, next(), {
+            connections: 32,
+            seconds,
+            headers,
+            serverPid: server.pid,
+          });
+          const key = `${scenario}\t${build.name}`;
+          figures.set(key, [...(figures.get(key) ?? []), load]);
+          process.stderr.write(
+            `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req\n`,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  process.stdout.write(
+    '| scenario | build | cpu ms/req (median) | req/s (median) | p99 ms (median) |\n|---|---|---|---|---|\n',
+  );
+  for (const [key, loads] of figures) {
+    const [scenario, name] = key.split('\t');
+    process.stdout.write(
+      `| ${scenario} | ${name} | ${median(loads.map((l) => l.serverCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
+        `${Math.round(median(loads.map((l) => l.requestsPerSecond)))} | ${median(loads.map((l) => l.p99Ms))} |\n`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

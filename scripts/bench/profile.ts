@@ -1,0 +1,186 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { runLoad } from './load-runner';
+import { paths } from './paths';
+import { ServerProcess } from './processes';
+import { requestsOf, type ScenarioName, type Target } from './scenarios';
+
+/**
+ * Where the service's CPU goes under one scenario's load: starts the built service with
+ * `node --cpu-prof` on a database the benchmark left (`npm run bench -- --keep`), drives it,
+ * stops it, and sums the profile's self time by function and by file.
+ *
+ *   DATABASE_URL=postgres://…/bench_… node dist/scripts/bench/profile.js [scenario] [seconds] [token]
+ *
+ * Without a token, one is issued to the benchmark's reader account. BENCH_SERVICE_MAIN names
+ * another build's dist/src/main.js (to profile a checkout before a change).
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const PASSWORD = 'bench-password-correct-horse';
+
+/** A short name for a script: the package under node_modules, or the path under dist. */
+function fileOf(url: string): string {
+  if (url === '') return '(native)';
+  const modules = url.lastIndexOf('node_modules/');
+  if (modules !== -1) {
+    const rest = url.slice(modules + 'node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  const dist = url.indexOf('/dist/');
+  if (dist !== -1) return url.slice(dist + '/dist/'.length);
+  return url.replace(/^node:/, 'node:');
+}
+
+/** Self time in milliseconds per node, from the samples and their time deltas. */
+function selfTimes(profile: CpuProfile): Map<number, number> {
+  const times = new Map<number, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    times.set(profile.samples[i], (times.get(profile.samples[i]) ?? 0) + delta);
+  }
+  return times;
+}
+
+function top(totals: Map<string, number>, busy: number, count: number): string[] {
+  return [...totals.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(
+      ([name, ms]) =>
+        `${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${name}`,
+    );
+}
+
+/** The summary: busy time (everything but idle), then the top functions and files by self time. */
+export function summarise(profile: CpuProfile, count = 25): string {
+  const self = selfTimes(profile);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let idle = 0;
+  let total = 0;
+  for (const node of profile.nodes) {
+    const ms = self.get(node.id) ?? 0;
+    total += ms;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') {
+      idle += ms;
+      continue;
+    }
+    const file = fileOf(url);
+    const name = `${functionName || '(anonymous)'} ${file}${url ? `:${lineNumber + 1}` : ''}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+    byFile.set(file, (byFile.get(file) ?? 0) + ms);
+  }
+  const busy = total - idle;
+  return [
+    `profiled ${(total / 1000).toFixed(1)} s, busy ${(busy / 1000).toFixed(1)} s (${((100 * busy) / total).toFixed(0)}%)`,
+    '',
+    'self time by function (share of busy time)',
+    ...top(byFunction, busy, count),
+    '',
+    'self time by file or package',
+    ...top(byFile, busy, count),
+  ].join('\n');
+}
+
+/** Every lookup value, page start and id of the visible people in a kept bench database. */
+export async function lookupValues(url: string) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const chatIds = await client.query<{ v: string }>(
+      "SELECT chat_id AS v FROM people WHERE role = 'member' AND chat_id IS NOT NULL",
+    );
+    const emails = await client.query<{ v: string }>(
+      "SELECT c.value AS v FROM contacts c JOIN people p ON p.id = c.person_id WHERE p.role = 'member' AND c.kind = 'email'",
+    );
+    const ids = await client.query<{ id: number }>("SELECT id FROM people WHERE role = 'member' ORDER BY id");
+    const names = await client.query<{ v: string }>(
+      "SELECT DISTINCT substr(last_name, 2, 3) AS v FROM people WHERE role = 'member'",
+    );
+    return {
+      probes: {
+        chatIds: chatIds.rows.map((r) => r.v),
+        emails: emails.rows.map((r) => r.v),
+        lastNameFragments: names.rows.map((r) => r.v),
+      },
+      ids: ids.rows.map((r) => r.id),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const [scenario = 'chat_id', secondsText = '10', givenToken] = process.argv.slice(2);
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL must name a database the benchmark kept (npm run bench -- --keep)');
+  const profileDir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    DIRECTORY_TIMEZONE: 'UTC',
+    NODE_ENV: 'production',
+  };
+  const main = process.env.BENCH_SERVICE_MAIN ?? paths.serviceMain;
+  const server = await ServerProcess.start('service', main, env, '/readyz', {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+    logFile: join(profileDir, 'service.log'),
+  });
+  try {
+    let token = givenToken;
+    if (token === undefined) {
+      const response = await fetch(`${server.url}/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from(`bench:${PASSWORD}`).toString('base64')}` },
+      });
+      token = ((await response.json()) as { token: string }).token;
+    }
+    const { probes, ids } = await lookupValues(url);
+    const target = { label: 'service', server, token, ids } as unknown as Target;
+    const next = requestsOf(scenario as ScenarioName, target, probes);
+    const headers = { Authorization: `Bearer ${token}` };
+    await runLoad(server.url, next, { connections: 32, seconds: 2, headers });
+    const figures = await runLoad(server.url, next, {
+      connections: 32,
+      seconds: Number(secondsText),
+      headers,
+      serverPid: server.pid,
+    });
+    process.stdout.write(
+      `${scenario}: ${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
+        `cpu ${figures.serverCpuMsPerRequest} ms/req, non-2xx ${figures.non2xx}\n`,
+    );
+  } finally {
+    await server.stop();
+  }
+  const file = (await readdir(profileDir)).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no profile written in ${profileDir}`);
+  const profile = JSON.parse(await readFile(join(profileDir, file), 'utf8')) as CpuProfile;
+  process.stdout.write(`${join(profileDir, file)}\n${summarise(profile)}\n`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

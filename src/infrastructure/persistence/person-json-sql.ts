@@ -1,0 +1,90 @@
+import {
+  type ClubView,
+  type ContactView,
+  type MembershipView,
+  type PersonView,
+  VIEW_FIELDS,
+} from '../../application/people/person-view';
+
+/**
+ * The read model: PostgreSQL writes each person as the JSON text of its PersonView, byte for byte
+ * what JSON.stringify(personView(person, today)) writes, so that a search hands rows to the
+ * client without parsing, mapping or serialising them in node. Field names and their order come
+ * from VIEW_FIELDS (the view's own functions); the SQL of each field is given below in records
+ * keyed by the view's types, so that a field added to the view does not compile without its SQL.
+ * The contract suite holds the two renderings to the same bytes on every database.
+ *
+ * Built by concatenation rather than row_to_json or json_build_object: those put spaces in or
+ * need a subquery per object. `to_json(text)` escapes strings as JSON.stringify does (the short
+ * forms \b \f \n \r \t, other control characters as \u00xx, nothing else); dates come out as
+ * "YYYY-MM-DD".
+ */
+
+/** A JSON value of any type; SQL NULL becomes null. */
+function json(expression: string): string {
+  return `coalesce(to_json(${expression})::text, 'null')`;
+}
+
+/** An integer that is never NULL (ids). */
+function integer(expression: string): string {
+  return `(${expression})::text`;
+}
+
+function boolean(condition: string): string {
+  return `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
+}
+
+/** `{"a":<a>,"b":<b>}` with the fields in the view's order. */
+function object<K extends string>(fields: readonly K[], values: Record<K, string>): string {
+  const parts = fields.map((field, i) => {
+    if (!/^[a-z_]+$/.test(field)) throw new Error(`unexpected field name ${field}`);
+    return `'${i === 0 ? '{' : ','}"${field}":' || ${values[field]}`;
+  });
+  return `(${parts.join(' || ')} || '}')`;
+}
+
+/** A JSON array of `element` over the rows of `from`, in `orderBy`; `[]` when there are none. */
+function array(element: string, from: string, orderBy: string): string {
+  return `coalesce((SELECT '[' || string_agg(${element}, ',' ORDER BY ${orderBy}) || ']' ${from}), '[]')`;
+}
+
+/** The person `p` as the JSON text of its view; `today` is the parameter holding the date. */
+export function personJsonSql(today: string): string {
+  const contact: Record<keyof ContactView, string> = {
+    id: integer('c.id'),
+    kind: json('c.kind'),
+    value: json('c.value'),
+    label: json('c.label'),
+  };
+  const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
+  const membership: Record<keyof MembershipView, string> = {
+    id: integer('m.id'),
+    club: object(VIEW_FIELDS.club, club),
+    kind: json('m.kind'),
+    start_date: json('m.start_date'),
+    end_date: json('m.end_date'),
+    current: boolean(
+      `m.start_date <= ${today}::date AND (m.end_date IS NULL OR m.end_date >= ${today}::date)`,
+    ),
+  };
+  const person: Record<keyof PersonView, string> = {
+    id: integer('p.id'),
+    first_name: json('p.first_name'),
+    last_name: json('p.last_name'),
+    chat_id: json('p.chat_id'),
+    planner_id: json('p.planner_id'),
+    member_number: json('p.member_number'),
+    // Contacts by kind (email, phone, address), then id; memberships by start date, then id.
+    contacts: array(
+      object(VIEW_FIELDS.contact, contact),
+      'FROM contacts c WHERE c.person_id = p.id',
+      "CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id",
+    ),
+    memberships: array(
+      object(VIEW_FIELDS.membership, membership),
+      'FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id',
+      'm.start_date, m.id',
+    ),
+  };
+  return object(VIEW_FIELDS.person, person);
+}
