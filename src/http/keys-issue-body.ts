@@ -3,7 +3,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { KEY_NAME_MAX_LENGTH, MAX_EXPIRES_IN_DAYS } from '../domain/api-key';
 import { InvalidInput } from '../domain/errors';
 import { isPermission, type Permission, PERMISSIONS } from '../domain/permission';
-import { refuseUnknownKeys, toValidDto } from './validation';
+import { toValidDto } from './validation';
 
 const EXPIRES_IN_DAYS_RANGE = { message: `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}` };
 
@@ -15,7 +15,8 @@ function firstUnknown(value: unknown): unknown {
 
 /**
  * The optional body of POST /keys (SPEC §2, an extension of the interface document). Types and
- * ranges are checked here; whether the account holds the permissions is IssueKey's to decide.
+ * ranges are checked here, and only here; the name's text rules and whether the account holds the
+ * permissions are IssueKey's to decide.
  */
 export class IssueKeyBody {
   @IsOptional()
@@ -50,13 +51,10 @@ export class IssueKeyBody {
   expires_in_days?: number | null;
 }
 
-export const ISSUE_KEY_BODY_KEYS = ['name', 'permissions', 'expires_in_days'] as const;
-
 /** No body (or an empty one) means every default; anything else must be a JSON object of known keys. */
 export async function parseIssueKeyBody(body: unknown): Promise<IssueKeyBody> {
   if (body === undefined || body === null) return new IssueKeyBody();
   if (typeof body !== 'object' || Array.isArray(body))
     throw new InvalidInput('the body must be a JSON object');
-  refuseUnknownKeys(body, ISSUE_KEY_BODY_KEYS);
   return toValidDto(IssueKeyBody, body);
 }

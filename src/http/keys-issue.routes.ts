@@ -14,13 +14,14 @@ import { parseIssueKeyBody } from './keys-issue-body';
  */
 export function keysIssueRouter(container: Container): express.Router {
   const router = express.Router();
+  const issueKey = container.get(IssueKey);
   router.post(
     '/keys',
     basicAuth(container),
     acceptBody('json'),
     async (req: Request, res: Response) => {
       const body = await parseIssueKeyBody(req.body);
-      const { key, token } = await container.get(IssueKey).execute({
+      const { key, token } = await issueKey.execute({
         accountId: accountOf(res).personId,
         name: body.name ?? null,
         permissions: body.permissions ?? null,

@@ -14,23 +14,25 @@ import { methodNotAllowed } from './method-not-allowed';
 export function keysRouter(container: Container): express.Router {
   const router = express.Router();
   const bearer = bearerAuth(container);
-  const masked = (key: ApiKey) =>
-    mapApiKey(key, container.get<TokenService>(TYPES.TokenService).mask(key.prefix));
+  const tokens = container.get<TokenService>(TYPES.TokenService);
+  const listKeys = container.get(ListKeys);
+  const revokeKey = container.get(RevokeKey);
+  const masked = (key: ApiKey) => mapApiKey(key, tokens.mask(key.prefix));
 
   // Managing one's own keys needs a valid key and no permission.
   router.get('/keys', bearer(), async (_req: Request, res: Response) => {
-    const keys = await container.get(ListKeys).execute({ principal: principalOf(res) });
+    const keys = await listKeys.execute({ principal: principalOf(res) });
     res.json(keys.map(masked));
   });
 
   router.delete('/keys', bearer(), async (_req: Request, res: Response) => {
-    const key = await container.get(RevokeKey).execute({ principal: principalOf(res) });
+    const key = await revokeKey.execute({ principal: principalOf(res) });
     res.json(masked(key));
   });
 
   router.delete('/keys/:id', bearer(), async (req: Request, res: Response) => {
     const keyId = idParam(req);
-    const key = await container.get(RevokeKey).execute({ principal: principalOf(res), keyId });
+    const key = await revokeKey.execute({ principal: principalOf(res), keyId });
     res.json(masked(key));
   });
 

@@ -14,6 +14,7 @@ export const ADA: PersonJson = {
   last_name: 'Lovelace',
   chat_id: 'U024BE7LH',
   planner_id: null,
+  member_number: 'NA-1815',
   contacts: [{ id: 31, kind: 'email', value: 'ada@example.org', label: 'home' }],
   memberships: [
     {
@@ -33,6 +34,7 @@ const CAROLINE: PersonJson = {
   last_name: 'Herschel',
   chat_id: null,
   planner_id: 'obs-2231',
+  member_number: null,
   contacts: [
     { id: 32, kind: 'address', value: '19 New King Street\nBath BA1 2BL', label: null },
     { id: 33, kind: 'email', value: 'caroline@example.org', label: 'work' },

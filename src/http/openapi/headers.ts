@@ -49,6 +49,14 @@ export const HEADERS: Record<string, Header> = {
     example: RATE_LIMIT_POLICY_EXAMPLE,
     required: true,
   },
+  'Changes-Cursor': {
+    description:
+      "The change feed's cursor, taken before the people were read: follow GET /changes?after= it to " +
+      'miss nothing that changed since (a change may appear both in this list and in the feed).',
+    schema: { type: 'string' },
+    example: 'djEuM2Y1ZDJlMWEtN2M0Yi00YjBlLWE5ZjItOGQ2YzFlMGI0YTdlLjQy',
+    required: true,
+  },
   ETag: {
     description: 'Entity tag of this version of the person, for If-None-Match and If-Match.',
     schema: { type: 'string' },

@@ -3,7 +3,8 @@ import { idSchema } from './integers';
 import { operation } from './operation';
 import type { Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
-import { answer, json } from './responses';
+import { headerRef } from './headers';
+import { answer, failure, json } from './responses';
 
 const KEYS_TAG = ['Keys'];
 
@@ -28,7 +29,11 @@ const issueKey = operation({
       expires_in_days: 90,
     }),
   },
-  responses: { 201: answer('The new key, its token in full.', json(schemaRef('ApiKey'), ISSUED_KEY)) },
+  responses: {
+    201: answer('The new key, its token in full.', json(schemaRef('ApiKey'), ISSUED_KEY)),
+    // Too many password checks already waiting (a storm of sign-ins): try again a second later.
+    503: failure(503, 'plain', { 'Retry-After': headerRef('Retry-After') }),
+  },
   errors: [400, 409, 413, 415],
 });
 

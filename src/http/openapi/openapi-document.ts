@@ -1,4 +1,5 @@
 import { HEADERS } from './headers';
+import { changesPaths } from './changes-paths';
 import { keysPaths } from './keys-paths';
 import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
@@ -36,7 +37,12 @@ function referencedFailures(paths: Paths): Record<string, ResponseObject> {
  */
 export function buildOpenApiDocument(): OpenApiDocument {
   const schemas = { ...requestSchemas(), ...responseSchemas() };
-  const paths = { ...peoplePaths(schemas.PersonFilter), ...keysPaths(), ...servicePaths() };
+  const paths = {
+    ...peoplePaths(schemas.PersonFilter),
+    ...changesPaths(),
+    ...keysPaths(),
+    ...servicePaths(),
+  };
   return {
     openapi: '3.1.0',
     info: { title: 'Membership Directory', version: '1.0.0', description: DESCRIPTION },
@@ -44,6 +50,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/', description: 'The service that serves this document.' }],
     tags: [
       { name: 'People', description: 'Search, read and update people (admins never appear).' },
+      { name: 'Changes', description: 'Follow changes of people, to keep a copy of the directory.' },
       { name: 'Keys', description: 'Issue, list and revoke API keys.' },
       { name: 'Service', description: 'Probes, metrics and this documentation.' },
     ],

@@ -51,6 +51,7 @@ const peopleAnswer = answer(
       schema: { type: 'string' },
       example: '</people?active=yes&limit=2&after=13>; rel="next"',
     },
+    'Changes-Cursor': headerRef('Changes-Cursor'),
   },
 );
 

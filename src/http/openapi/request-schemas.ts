@@ -1,6 +1,6 @@
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { IssueKeyBody } from '../keys-issue-body';
-import { CHANGE_KEYS, PersonChangesDto, UpdatePersonBodyDto } from '../person-changes.dto';
+import { PersonChangesDto, UpdatePersonBodyDto } from '../person-changes.dto';
 import { PersonFilterDto } from '../person-filter.dto';
 import type { JsonSchema } from './openapi-types';
 
@@ -74,12 +74,7 @@ function flatForm(changes: JsonSchema): JsonSchema {
     description:
       'The interface document\'s form: keys are literally "person[first_name]", "person[last_name]" ' +
       'and "person[chat_id]". At least one is required.',
-    properties: Object.fromEntries(
-      CHANGE_KEYS.map((key) => {
-        if (fields[key] === undefined) throw new Error(`PersonChangesDto does not declare ${key}`);
-        return [`person[${key}]`, fields[key]];
-      }),
-    ),
+    properties: Object.fromEntries(Object.entries(fields).map(([key, field]) => [`person[${key}]`, field])),
     additionalProperties: false,
     minProperties: 1,
   };
@@ -88,7 +83,7 @@ function flatForm(changes: JsonSchema): JsonSchema {
 /** The request body schemas, keyed by component name, generated from the DTOs the routes validate with. */
 export function requestSchemas(): Record<string, JsonSchema> {
   const schemas = Object.fromEntries([...DTO_NAMES].map(([dto, name]) => [name, fromDto(dto)]));
-  // UpdatePerson refuses a change of nothing ("give at least one of ..."); the DTO cannot say so.
+  // A change of nothing is refused ("give at least one of ..."); the DTO cannot say so.
   schemas.PersonChanges = { ...schemas.PersonChanges, minProperties: 1 };
   schemas.PersonUpdateFlat = flatForm(schemas.PersonChanges);
   return schemas;

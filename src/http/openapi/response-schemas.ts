@@ -1,6 +1,7 @@
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
 import type { ApiKeyResponse } from '../api-key.mapper';
+import type { mapChange, mapChangePage } from '../change.mapper';
 import type { mapPerson } from '../person.mapper';
 import { idSchema } from './integers';
 import { type JsonSchema, schemaRef } from './openapi-types';
@@ -11,6 +12,8 @@ type PersonJson = ReturnType<typeof mapPerson>;
 type ContactJson = PersonJson['contacts'][number];
 type MembershipJson = PersonJson['memberships'][number];
 type ClubJson = MembershipJson['club'];
+type ChangeJson = ReturnType<typeof mapChange>;
+type ChangePageJson = ReturnType<typeof mapChangePage>;
 
 /** Every field always present (SPEC §1), `null` where empty; nothing else. */
 function record<T>(description: string, properties: Record<keyof T & string, JsonSchema>): JsonSchema {
@@ -61,10 +64,80 @@ const Person = record<PersonJson>('A member of the directory. Admins never appea
   id: id('Internal identifier, the {id} of /people/{id}.'),
   first_name: { type: 'string' },
   last_name: { type: 'string' },
-  chat_id: nullable('string', 'User ID in the external chat service; unique across people.'),
+  chat_id: nullable(
+    'string',
+    'User ID in the external chat service; unique among members (the people the API shows).',
+  ),
   planner_id: nullable('string', 'User ID in the observation-planning service; read-only through the API.'),
+  member_number: nullable(
+    'string',
+    "The society's own membership number, 1 to 64 characters; unique across people; set by the " +
+      'import, read-only through the API.',
+    { minLength: 1, maxLength: 64 },
+  ),
   contacts: { type: 'array', items: schemaRef('Contact') },
   memberships: { type: 'array', items: schemaRef('Membership') },
+});
+
+const CHANGE_TYPES = [
+  'person.created',
+  'person.updated',
+  'person.erased',
+  'membership.started',
+  'membership.ended',
+];
+const CHANGED_FIELDS = [
+  'first_name',
+  'last_name',
+  'chat_id',
+  'planner_id',
+  'member_number',
+  'contacts',
+  'memberships',
+];
+
+const Change = record<ChangeJson>('One change of a person, in the order of `seq`. Admins never appear.', {
+  seq: {
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Position in the feed: increasing in the order changes were committed (there may be gaps).',
+  },
+  at: { type: 'string', format: 'date-time', description: 'When the change was made.' },
+  type: {
+    type: 'string',
+    enum: CHANGE_TYPES,
+    description:
+      'person.created, person.updated (see fields), person.erased (person is null), and ' +
+      "membership.started / membership.ended as the calendar turns in the directory's time zone.",
+  },
+  person_id: id('The person changed: the {id} of /people/{id}.'),
+  fields: {
+    type: ['array', 'null'],
+    items: { type: 'string', enum: CHANGED_FIELDS },
+    description: 'person.updated: the fields that changed; null for the other types.',
+  },
+  by: idSchema({
+    type: ['integer', 'null'],
+    description:
+      'The id of the API key that made the change (the id of GET /keys), so that a client can skip its ' +
+      'own writes; null for the command line and the calendar.',
+  }),
+  person: {
+    oneOf: [schemaRef('Person'), { type: 'null' }],
+    description: 'The person as they are now (not as they were then); null once erased.',
+  },
+});
+
+const ChangePage = record<ChangePageJson>('A page of the change feed.', {
+  changes: { type: 'array', items: schemaRef('Change') },
+  cursor: {
+    type: 'string',
+    description:
+      'Opaque. Store it and ask again with `after=` this cursor: the same cursor comes back while nothing is new.',
+  },
+  has_more: { type: 'boolean', description: 'More changes are waiting: ask again at once.' },
 });
 
 const ApiKey = record<ApiKeyResponse>('An API key (bearer token) of the calling account.', {
@@ -91,7 +164,13 @@ const ApiKey = record<ApiKeyResponse>('An API key (bearer token) of the calling 
 });
 
 const ErrorSchema = record<{ errors: string[] }>('Every error answer, on every route.', {
-  errors: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Error messages.' },
+  errors: {
+    type: 'array',
+    items: { type: 'string' },
+    minItems: 1,
+    maxItems: 20,
+    description: 'Error messages, at most 20.',
+  },
 });
 
 const Status = record<{ status: string }>('Answer of the health probes.', {
@@ -100,5 +179,5 @@ const Status = record<{ status: string }>('Answer of the health probes.', {
 
 /** The answer schemas, keyed by component name. */
 export function responseSchemas(): Record<string, JsonSchema> {
-  return { Person, Contact, Membership, Club, ApiKey, Error: ErrorSchema, Status };
+  return { Person, Contact, Membership, Club, Change, ChangePage, ApiKey, Error: ErrorSchema, Status };
 }

@@ -60,6 +60,13 @@ const FAILURES = {
     description: 'The change conflicts with existing data or a limit.',
     example: 'chat_id U024BE7LH is already used by another person',
   },
+  410: {
+    name: 'Gone',
+    description:
+      'The cursor is older than the changes kept (CHANGES_RETENTION_DAYS): list /people again and follow from its Changes-Cursor.',
+    example:
+      'after is older than the changes kept: list /people again (its Changes-Cursor header is where to follow from)',
+  },
   412: {
     name: 'PreconditionFailed',
     description: 'If-Match names a version that is no longer current.',
@@ -78,13 +85,14 @@ const FAILURES = {
   429: {
     name: 'TooManyRequests',
     description:
-      'The key used up its requests for this minute, or (POST /keys) too many failed attempts for the username or client address; wait Retry-After seconds.',
+      'The key used up its requests for this minute; or (unpaged searches) the key already runs 4 unpaged searches, or the instance 32; or (POST /keys) too many failed attempts for the username or client address. Wait Retry-After seconds.',
     example: 'rate limit exceeded: 1200 requests a minute per key; retry after 42 s',
     headers: { 'Retry-After': headerRef('Retry-After') },
   },
   503: {
     name: 'ServiceUnavailable',
-    description: 'The database cannot be reached right now; the service recovers by itself.',
+    description:
+      'The database cannot be reached right now, or (POST /keys) too many password checks are waiting; the service recovers by itself. Retry-After, when present, says when to try again.',
     example: 'the database is unavailable; try again',
   },
   default: {

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import type { ChangeFeed } from '../../../src/application/ports/change-feed';
+import { TYPES } from '../../../src/application/ports/tokens';
 import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
 import { MAX_ID, MAX_LIMIT } from '../../../src/http/ids';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
@@ -126,6 +128,28 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
       expect(await status(`/people/${MAX_ID}`)).toBe(404);
       expect(await status(`/people/${MAX_ID + 1}`)).toBe(400);
       expect(await status('/people/0')).toBe(400);
+    });
+  });
+
+  describe('changes', () => {
+    it('GET /changes answers documented pages, and documented 400 and 410', async () => {
+      const id = await addMember();
+      const start = await bearer(request(t.app).get('/people?limit=1'));
+      await bearer(request(t.app).patch(`/people/${id}`)).send({ 'person[first_name]': 'Changed' });
+
+      const page = await bearer(request(t.app).get(`/changes?after=${start.headers['changes-cursor']}`));
+      expect(page.status).toBe(200);
+      expect(page.body.changes).toEqual([expect.objectContaining({ type: 'person.updated', person_id: id })]);
+      docs.expectDocumented(page, '/changes', 'get');
+
+      const bad = await bearer(request(t.app).get('/changes?after=nonsense'));
+      expect(bad.status).toBe(400);
+      docs.expectDocumented(bad, '/changes', 'get');
+
+      await t.container.get<ChangeFeed>(TYPES.ChangeFeed).prune(new Date(Date.now() + 60_000));
+      const gone = await bearer(request(t.app).get(`/changes?after=${start.headers['changes-cursor']}`));
+      expect(gone.status).toBe(410);
+      docs.expectDocumented(gone, '/changes', 'get');
     });
   });
 

@@ -37,6 +37,8 @@ export class DocumentedAnswers {
       type: 'number',
       validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
     });
+    // A JSON number holds an int64 exactly only up to 2^53 - 1; the schema's maximum says so too.
+    this.ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
     this.ajv.addFormat('date-time', {
       validate: (value: string) =>
         /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&

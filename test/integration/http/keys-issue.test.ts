@@ -2,10 +2,10 @@ import request from 'supertest';
 import type { AccountRepository } from '../../../src/application/ports/account-repository';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { createTestApp, type TestAccount, type TestApp } from '../../support/app';
+import { BASIC_CHALLENGE } from '../../support/challenges';
 import { testDatabases } from '../../support/databases';
 import { FakeClock } from '../../unit/support/fake-clock';
 
-const BASIC_CHALLENGE = 'Basic realm="membership-directory", charset="UTF-8"';
 const API_KEY_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'permissions', 'token'];
 const TOKEN_SHAPE = /^mdk_[0-9A-Za-z]{38}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

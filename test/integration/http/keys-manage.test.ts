@@ -4,6 +4,7 @@ import { RevokePermission } from '../../../src/application/accounts/revoke-permi
 import type { AuditLog } from '../../../src/application/ports/audit-log';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { createTestApp, type TestAccount, type TestApp } from '../../support/app';
+import { BEARER_CHALLENGE, INVALID_TOKEN } from '../../support/challenges';
 import { testDatabases } from '../../support/databases';
 import { FakeClock } from '../../unit/support/fake-clock';
 
@@ -187,9 +188,7 @@ describe.each(testDatabases)('listing and revoking keys on $name', (target) => {
         await request(t.app).get('/people').set('Authorization', `Bearer ${key.token}`),
       ]) {
         expect(res.status).toBe(401);
-        expect(res.headers['www-authenticate']).toBe(
-          'Bearer realm="membership-directory", error="invalid_token"',
-        );
+        expect(res.headers['www-authenticate']).toBe(INVALID_TOKEN);
       }
     });
 
@@ -253,7 +252,7 @@ describe.each(testDatabases)('listing and revoking keys on $name', (target) => {
     it('needs a valid bearer token', async () => {
       const res = await request(t.app).delete('/keys/1');
       expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="membership-directory"');
+      expect(res.headers['www-authenticate']).toBe(BEARER_CHALLENGE);
     });
 
     it('answers other methods with 405 and Allow', async () => {
