@@ -21,6 +21,10 @@ export interface Config {
   /** Unpaged searches longer than a page that may run at once for one key, and in one process. */
   streamsPerKey: number;
   streamsPerInstance: number;
+  /** Webhook deliveries sent at once by this process. */
+  webhookConcurrency: number;
+  /** How long the change feed keeps changes; a cursor older than that is answered 410. */
+  changesRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,5 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     keepAliveTimeoutS: integer(env, 'KEEP_ALIVE_TIMEOUT_S', 65, 1, 3600),
     streamsPerKey: integer(env, 'STREAMS_PER_KEY', 4, 1, 1000),
     streamsPerInstance: integer(env, 'STREAMS_PER_INSTANCE', 32, 1, 10_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+    changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
   };
 }

@@ -1,20 +1,46 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import pino, { type Logger } from 'pino';
+import type { RedisReply } from 'rate-limit-redis';
+import type { ChangeFeed } from './application/ports/change-feed';
 import type { Clock } from './application/ports/clock';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
 import type { TokenService } from './application/ports/token-service';
 import { TYPES } from './application/ports/tokens';
+import { ChangePassword } from './application/accounts/change-password';
+import { CreateAccount } from './application/accounts/create-account';
+import { DisableAccount } from './application/accounts/disable-account';
+import { EnableAccount } from './application/accounts/enable-account';
+import { GrantPermission } from './application/accounts/grant-permission';
+import { ListAccounts } from './application/accounts/list-accounts';
+import { RevokePermission } from './application/accounts/revoke-permission';
+import { ReadAuditLog } from './application/audit/read-audit-log';
+import { CreateDemoDirectory } from './application/demo/create-demo-directory';
+import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
+import { ListChanges } from './application/changes/list-changes';
+import { PruneChanges } from './application/changes/prune-changes';
+import { TakeChangesCursor } from './application/changes/take-changes-cursor';
 import { AuthenticateAccount } from './application/keys/authenticate-account';
 import { AuthenticateKey } from './application/keys/authenticate-key';
 import { IssueKey } from './application/keys/issue-key';
 import { ListKeys } from './application/keys/list-keys';
 import { RevokeKey } from './application/keys/revoke-key';
+import { ExportPeople } from './application/people/export-people';
+import { EraseLeftMembers, ErasePerson } from './application/people/erase-people';
+import { ExportPersonData } from './application/people/export-person-data';
 import { GetPerson } from './application/people/get-person';
+import { ImportPeople } from './application/people/import-people';
 import { SearchPeople } from './application/people/search-people';
 import { UpdatePerson } from './application/people/update-person';
+import { AddWebhook } from './application/webhooks/add-webhook';
+import { ListWebhookDeliveries } from './application/webhooks/list-webhook-deliveries';
+import { ListWebhooks } from './application/webhooks/list-webhooks';
+import { RedeliverWebhook } from './application/webhooks/redeliver-webhook';
+import { RemoveWebhook } from './application/webhooks/remove-webhook';
+import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secret';
 import type { Config } from './config';
+import { keyRateLimit } from './http/rate-limit';
 import { RequestActivity } from './http/request-activity';
 import { StreamLimits } from './http/stream-limits';
 import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit';
@@ -22,16 +48,31 @@ import { type Database, queriesWaiting } from './infrastructure/persistence/data
 import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
 import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
 import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
-import { credentialCacheFor } from './infrastructure/persistence/credential-cache';
+import { CredentialCache } from './infrastructure/persistence/credential-cache';
 import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
+import { PgListener } from './infrastructure/persistence/pg-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
+import { TypeOrmChangeFeed } from './infrastructure/persistence/typeorm-change-feed';
 import { TypeOrmUnitOfWork } from './infrastructure/persistence/typeorm-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
+import { RecoveringRedisStore } from './infrastructure/rate-limit/recovering-redis-store';
+import { RepeatingJob } from './infrastructure/jobs/repeating-job';
 import { RedisConnection } from './infrastructure/rate-limit/redis-connection';
 import { RedisLoginThrottle } from './infrastructure/security/redis-login-throttle';
 import { TokenCodec } from './infrastructure/security/token-codec';
 import { SystemClock } from './infrastructure/system-clock';
+import type { WebhookSender } from './application/ports/webhook-sender';
+import type { WebhookStore } from './application/ports/webhook-store';
+import { DeliverWebhooks } from './application/webhooks/deliver-webhooks';
+import {
+  CHANGES_CHANNEL,
+  DELIVERIES_CHANNEL,
+  SqlWebhookStore,
+} from './infrastructure/persistence/sql-webhook-store';
+import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
+import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
+import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -46,7 +87,29 @@ export const APP = {
   StreamLimits: Symbol.for('StreamLimits'),
   /** RequestActivity: the requests being served, to which streams give way. */
   RequestActivity: Symbol.for('RequestActivity'),
+  /** CredentialCache: bearer credentials by token hash, invalidated by every change. */
+  CredentialCache: Symbol.for('CredentialCache'),
+  /** The per-key rate limit (an Express middleware): one budget per key across all routes. */
+  KeyRateLimit: Symbol.for('KeyRateLimit'),
+  /** WebhookRunner: sends webhooks in the background of the service (not of the command line). */
+  WebhookRunner: Symbol.for('WebhookRunner'),
+  /** PgListener waking the WebhookRunner on PostgreSQL, null on PGlite. */
+  WebhookListener: Symbol.for('WebhookListener'),
+  /** RepeatingJob[]: the calendar and the feed's retention, started with the connections. */
+  Jobs: Symbol.for('Jobs'),
 } as const;
+
+/** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
+const CALENDAR_INTERVAL_MS = 60_000;
+/** Retention is counted in days: an hour late is nothing. */
+const RETENTION_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * How often the webhook runner looks for work unwoken. PostgreSQL wakes it by notification, so
+ * polling there only covers a lost connection; PGlite cannot notify another connection, so it
+ * polls often enough for a change to reach a receiver well within a second.
+ */
+const WEBHOOK_POLL_MS = { postgres: 1000, pglite: 250 } as const;
 
 /** Streams give way to other requests while one has arrived or ended this recently. */
 const RECENT_ACTIVITY_MS = 100;
@@ -62,6 +125,10 @@ export interface ContainerOverrides {
   redisKeyPrefix?: string;
   /** How long a stream waits for a client that does not read before cutting it off (30 s). */
   streamStallTimeoutMs?: number;
+  /** How webhooks are sent (tests shorten the timeout). */
+  webhookSender?: WebhookSender;
+  /** How often the webhook runner polls when nothing wakes it. */
+  webhookPollMs?: number;
 }
 
 /** Never written to a log, wherever it appears in a logged object. */
@@ -83,17 +150,16 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
 }
 
 /**
- * The one composition root: the HTTP app and the command line both get their use cases here, so
- * that every port has exactly one adapter in production.
+ * The one composition root, one container per process: the HTTP app and the command line both
+ * get their use cases here, every one of them bound below, so that every port has exactly one
+ * adapter in production and all shared state (caches, counters, limits) has one owner.
  */
 export function createContainer(
   config: Config,
   database: Database,
   overrides: ContainerOverrides = {},
 ): Container {
-  // Autobinding lets a command resolve a use case class that is not listed below; those still get
-  // their ports through the bindings here, and as singletons like the rest.
-  const container = new Container({ autobind: true, defaultScope: 'Singleton' });
+  const container = new Container({ defaultScope: 'Singleton' });
 
   container.bind<Config>(APP.Config).toConstantValue(config);
   container.bind<Database>(APP.Database).toConstantValue(database);
@@ -102,8 +168,10 @@ export function createContainer(
 
   // Bearer verification reads credentials through a cache that every revocation, account change
   // and (on PostgreSQL) every other instance's notification invalidates: see CredentialCache.
-  const cache = credentialCacheFor(database);
-  // The command-line tool beside the service writes through its own container: forget every
+  // PGlite belongs to this process, so its cache needs no listener to be served.
+  const cache = new CredentialCache({ alwaysUsable: database.kind === 'pglite' });
+  container.bind<CredentialCache>(APP.CredentialCache).toConstantValue(cache);
+  // The command-line tool beside the service writes through its own process: forget every
   // credential as soon as one of its transactions is over (see PgliteGate).
   database.gate?.onVisitorDone(() => cache.clear());
   const streams = new StreamLimits({
@@ -142,6 +210,9 @@ export function createContainer(
     .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
   container
+    .bind<ChangeFeed>(TYPES.ChangeFeed)
+    .toConstantValue(new TypeOrmChangeFeed(database.dataSource.manager));
+  container
     .bind(TYPES.UnitOfWork)
     .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));
   const keyEvents =
@@ -157,6 +228,20 @@ export function createContainer(
       ? null
       : new RedisConnection(config.redisUrl, logger, { keyPrefix: overrides.redisKeyPrefix });
   container.bind<RedisConnection | null>(APP.Redis).toConstantValue(redis);
+  container.bind(APP.KeyRateLimit).toConstantValue(
+    keyRateLimit({
+      limit: config.rateLimitPerMinute,
+      // Without Redis the limit counts in this process.
+      store:
+        redis === null
+          ? undefined
+          : new RecoveringRedisStore({
+              sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
+              prefix: `${redis.keyPrefix}rate:`,
+            }),
+      logger,
+    }),
+  );
 
   const clock = overrides.clock ?? new SystemClock(config.directoryTimezone);
   container.bind<Clock>(TYPES.Clock).toConstantValue(clock);
@@ -177,34 +262,126 @@ export function createContainer(
           })),
   );
 
-  container.bind(SearchPeople).toSelf().inSingletonScope();
-  container.bind(GetPerson).toSelf().inSingletonScope();
-  container.bind(UpdatePerson).toSelf().inSingletonScope();
-  container.bind(AuthenticateAccount).toSelf().inSingletonScope();
-  container.bind(IssueKey).toSelf().inSingletonScope();
-  container.bind(ListKeys).toSelf().inSingletonScope();
-  container.bind(RevokeKey).toSelf().inSingletonScope();
-  // A singleton on purpose: it remembers when each key was last touched.
-  container.bind(AuthenticateKey).toSelf().inSingletonScope();
+  // Webhooks: a queue on our own tables (docs/decisions.md, "Webhooks"), run in the background.
+  container
+    .bind<WebhookStore>(TYPES.WebhookStore)
+    .toConstantValue(new SqlWebhookStore(database.dataSource, webhookPayloads));
+  const sender = overrides.webhookSender ?? new HttpWebhookSender();
+  container.bind<WebhookSender>(TYPES.WebhookSender).toConstantValue(sender);
+  container.bind(DeliverWebhooks).toSelf().inSingletonScope();
+  const runner = new WebhookRunner(container.get(DeliverWebhooks), {
+    concurrency: config.webhookConcurrency,
+    pollIntervalMs: overrides.webhookPollMs ?? WEBHOOK_POLL_MS[database.kind],
+    logger,
+    closeSender: () => (sender instanceof HttpWebhookSender ? sender.close() : undefined),
+  });
+  container.bind<WebhookRunner>(APP.WebhookRunner).toConstantValue(runner);
+  // A command of the tool beside the service (PGlite) may have added or redelivered something.
+  database.gate?.onVisitorDone(() => runner.wake());
+  container.bind<PgListener | null>(APP.WebhookListener).toConstantValue(
+    database.kind === 'postgres' && config.databaseUrl !== null
+      ? new PgListener(
+          config.databaseUrl,
+          {
+            channels: [CHANGES_CHANNEL, DELIVERIES_CHANNEL],
+            applicationName: 'membership-directory webhooks',
+            messages: {
+              lost: 'webhooks: not listening for changes; polling until reconnected',
+              back: 'webhooks: listening for changes again',
+            },
+          },
+          // Woken on every change, and on each (re)connection: what was sent meanwhile is unheard.
+          { notification: () => runner.wake(), up: () => runner.wake(), down: () => undefined },
+          logger,
+        )
+      : null,
+  );
+
+  // Every use case, each a singleton (the container's default scope). AuthenticateKey must be one:
+  // it remembers when each key was last touched.
+  container.bind(SearchPeople).toSelf();
+  container.bind(GetPerson).toSelf();
+  container.bind(UpdatePerson).toSelf();
+  container.bind(ImportPeople).toSelf();
+  container.bind(ExportPeople).toSelf();
+  container.bind(AuthenticateAccount).toSelf();
+  container.bind(AuthenticateKey).toSelf();
+  container.bind(IssueKey).toSelf();
+  container.bind(ListKeys).toSelf();
+  container.bind(RevokeKey).toSelf();
+  container.bind(CreateAccount).toSelf();
+  container.bind(ListAccounts).toSelf();
+  container.bind(ChangePassword).toSelf();
+  container.bind(DisableAccount).toSelf();
+  container.bind(EnableAccount).toSelf();
+  container.bind(GrantPermission).toSelf();
+  container.bind(RevokePermission).toSelf();
+  container.bind(ReadAuditLog).toSelf();
+  container.bind(CreateDemoDirectory).toSelf();
+  container.bind(ListChanges).toSelf();
+  container.bind(TakeChangesCursor).toSelf();
+  container.bind(AnnounceMembershipTransitions).toSelf();
+  container.bind(PruneChanges).toSelf();
+  container.bind(ErasePerson).toSelf();
+  container.bind(EraseLeftMembers).toSelf();
+  container.bind(ExportPersonData).toSelf();
+  container.bind(AddWebhook).toSelf();
+  container.bind(ListWebhooks).toSelf();
+  container.bind(RemoveWebhook).toSelf();
+  container.bind(RotateWebhookSecret).toSelf();
+  container.bind(ListWebhookDeliveries).toSelf();
+  container.bind(RedeliverWebhook).toSelf();
+
+  // Every instance runs them: the calendar's row locks and the idempotent prune make that safe.
+  const jobs = [
+    new RepeatingJob(
+      'calendar',
+      CALENDAR_INTERVAL_MS,
+      async () => {
+        const told = await container.get(AnnounceMembershipTransitions).execute();
+        if (told.started + told.ended > 0)
+          logger.info(told, 'memberships started or ended: changes recorded');
+      },
+      logger,
+    ),
+    new RepeatingJob(
+      'changes-retention',
+      RETENTION_INTERVAL_MS,
+      () => container.get(PruneChanges).execute({ retentionDays: config.changesRetentionDays }),
+      logger,
+    ),
+  ];
+  container.bind<RepeatingJob[]>(APP.Jobs).toConstantValue(jobs);
   return container;
 }
 
 /**
  * Opens what the server needs besides the database pool: Redis and the listener for other
- * instances' revocations. Never fails: without them the service still serves (counting per
- * instance, reading every key from the database) and they keep reconnecting. The command line
- * does not call it, so it holds no connection beyond the database.
+ * instances' revocations, and starts the background jobs. Never fails: without them the service
+ * still serves (counting per instance, reading every key from the database) and they keep
+ * reconnecting. The command line does not call it, so it holds no connection beyond the database.
  */
 export async function startConnections(container: Container): Promise<void> {
   await Promise.all([
     container.get<RedisConnection | null>(APP.Redis)?.start(),
     container.get<KeyEventsListener | null>(APP.KeyEvents)?.start(),
   ]);
+  for (const job of container.get<RepeatingJob[]>(APP.Jobs)) job.start();
+  // Webhooks are sent by the service only: the command line queues, the service sends.
+  void container.get<PgListener | null>(APP.WebhookListener)?.start();
+  container.get<WebhookRunner>(APP.WebhookRunner).start();
 }
 
-/** Closes what startConnections opened; before the database is closed. */
+/**
+ * Stops the jobs and closes what startConnections opened; before the database is closed. Webhook
+ * sends in flight get two seconds to finish; the rest are cancelled and recorded as such, due
+ * again at once.
+ */
 export async function closeConnections(container: Container): Promise<void> {
+  await container.get<WebhookRunner>(APP.WebhookRunner).stop();
   await Promise.all([
+    container.get<PgListener | null>(APP.WebhookListener)?.close(),
+    ...container.get<RepeatingJob[]>(APP.Jobs).map((job) => job.stop()),
     container.get<RedisConnection | null>(APP.Redis)?.close(),
     container.get<KeyEventsListener | null>(APP.KeyEvents)?.close(),
   ]);

@@ -11,8 +11,7 @@ import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
 import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
-import { DataDirectoryInUse } from './infrastructure/persistence/data-dir-lock';
-import { DataDirectoryNotPrivate } from './infrastructure/persistence/private-data-dir';
+import { DataDirectoryError } from './infrastructure/persistence/data-dir-lock';
 import { type Database, migrate, refreshStatistics } from './infrastructure/persistence/database';
 import { openDatabaseWhenFree } from './infrastructure/persistence/open-database-when-free';
 import { type DatabaseServer, serveDatabase } from './infrastructure/persistence/serve-database';
@@ -127,8 +126,7 @@ async function main(): Promise<void> {
         ),
     );
   } catch (error) {
-    if (error instanceof DataDirectoryInUse || error instanceof DataDirectoryNotPrivate)
-      fail(`start-up failed: ${error.message}`);
+    if (error instanceof DataDirectoryError) fail(`start-up failed: ${error.message}`);
     if (error instanceof Unavailable)
       fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
     fail(`start-up failed: cannot open the database (${describeDatabase(config)})`, error);

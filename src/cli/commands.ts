@@ -11,6 +11,14 @@ import { demoCommand } from './commands/demo';
 import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { migrateCommand } from './commands/migrate';
+import { peopleErase } from './commands/people-erase';
+import { peopleExportData } from './commands/people-export-data';
+import { webhooksAdd } from './commands/webhooks-add';
+import { webhooksDeliveries } from './commands/webhooks-deliveries';
+import { webhooksList } from './commands/webhooks-list';
+import { webhooksRedeliver } from './commands/webhooks-redeliver';
+import { webhooksRemove } from './commands/webhooks-remove';
+import { webhooksRotateSecret } from './commands/webhooks-rotate-secret';
 
 /** Every command of the tool, in the order the help lists them. */
 export const COMMANDS: Command[] = [
@@ -23,7 +31,15 @@ export const COMMANDS: Command[] = [
   accountsList,
   importCommand,
   exportCommand,
+  peopleErase,
+  peopleExportData,
   demoCommand,
   migrateCommand,
   auditCommand,
+  webhooksAdd,
+  webhooksList,
+  webhooksRemove,
+  webhooksRotateSecret,
+  webhooksDeliveries,
+  webhooksRedeliver,
 ];

@@ -15,7 +15,7 @@ export function toolHelp(commands: Command[]): string {
   return [
     `Usage: ${TOOL} <command> [options]`,
     '',
-    'Runs the membership directory: accounts, import and export, demo data, migrations.',
+    'Runs the membership directory: accounts, import and export, erasure, webhooks, demo data, migrations.',
     '',
     'Commands:',
     ...list(commands),

@@ -3,6 +3,7 @@ import type { Container } from 'inversify';
 import { type Config, ConfigError, loadConfig } from '../config';
 import { type ContainerOverrides, createContainer } from '../container';
 import { DomainError, Unavailable } from '../domain/errors';
+import { DataDirectoryError } from '../infrastructure/persistence/data-dir-lock';
 import { type Database, migrate } from '../infrastructure/persistence/database';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { CliFailure, UsageError } from './cli-errors';
@@ -19,6 +20,11 @@ export interface RunCliOptions extends Partial<CliIo> {
   database?: Database;
   /** Adapters to replace in the composition root, e.g. a frozen clock in tests. */
   overrides?: ContainerOverrides;
+  /**
+   * The composition root already built on `database`, to use instead of a new one: one container
+   * per process, so that a test running the tool beside its own use cases shares their caches.
+   */
+  container?: Container;
 }
 
 export const EXIT_OK = 0;
@@ -67,7 +73,7 @@ async function withDatabase(
     if (database.servedBy !== undefined) await refuseOlderService(database);
     // Every command finds the schema it expects, as the service does at start-up.
     else if (command.database === 'migrated') await migrate(database);
-    await work(database, createContainer(config, database, options.overrides));
+    await work(database, options.container ?? createContainer(config, database, options.overrides));
   } finally {
     if (options.database === undefined) await database.close();
   }
@@ -97,6 +103,8 @@ function report(error: unknown, io: CliIo): number {
   if (error instanceof CliFailure) {
     say(`error: ${error.message}`);
     sayDetails(error.details, say);
+  } else if (error instanceof DataDirectoryError) {
+    say(`error: ${error.message}`);
   } else if (error instanceof Unavailable || isDatabaseUnavailable(error)) {
     say(`error: the database cannot be reached; check DATABASE_URL (or DATA_DIR) and that the server is up`);
   } else if (error instanceof DomainError) {

@@ -16,3 +16,6 @@ export interface AuditEntry {
 }
 
 export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at'>;
+
+/** What old and new values about an erased person become (SPEC §8). */
+export const REDACTED = '[erased]';

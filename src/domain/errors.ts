@@ -31,6 +31,9 @@ export class Forbidden extends DomainError {}
 /** A conditional change whose precondition (the version the client saw) no longer holds. */
 export class PreconditionFailed extends DomainError {}
 
+/** What was asked for existed once and is gone for good (a change-feed cursor older than what is kept). */
+export class Gone extends DomainError {}
+
 /** Too many attempts; the caller may try again after `retryAfterSeconds`. */
 export class TooManyAttempts extends DomainError {
   constructor(

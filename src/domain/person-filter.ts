@@ -7,6 +7,8 @@ export interface PersonFilter {
   lastName?: string;
   /** Exact, case-sensitive. */
   chatId?: string;
+  /** Exact, case-sensitive. */
+  memberNumber?: string;
   /** yes: at least one current membership; no: none. */
   active?: 'yes' | 'no';
   hasChat?: boolean;

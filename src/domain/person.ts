@@ -14,16 +14,26 @@ export interface Person {
   /** Never an empty string: an empty value means "not set" and is null. */
   chatId: string | null;
   plannerId: string | null;
+  /** The society's own membership number; unique across people when set (SPEC §1). */
+  memberNumber: string | null;
+  /** Erased (SPEC §8): anonymised, and like an admin never shown. */
+  erased: boolean;
   /** Incremented by every change; the HTTP layer turns it into an ETag. */
   version: number;
   contacts: Contact[];
   memberships: Membership[];
 }
 
-/** Admins never appear in people results and cannot be read or changed through them. */
-export function isVisible(person: Pick<Person, 'role'>): boolean {
-  return person.role !== 'admin';
+/**
+ * Admins and erased people never appear in people results and cannot be read or changed through
+ * them.
+ */
+export function isVisible(person: Pick<Person, 'role'> & { erased?: boolean }): boolean {
+  return person.role !== 'admin' && person.erased !== true;
 }
+
+/** What an erased person's names become (SPEC §8). */
+export const ERASED_NAME = 'erased';
 
 /** The fields of a person that may be changed through the API. */
 export interface PersonChanges {
@@ -34,10 +44,12 @@ export interface PersonChanges {
 
 export const NAME_MAX_LENGTH = 100;
 export const CHAT_ID_MAX_LENGTH = 64;
+export const MEMBER_NUMBER_MAX_LENGTH = 64;
 
-/** Checks a name; returns it as stored (NFC, trimmed) or an error message naming the field. */
-export function checkName(field: string, value: unknown): { value: string } | { error: string } {
-  if (typeof value !== 'string') return { error: `${field} must be a string` };
+export type Checked<T> = { value: T } | { error: string };
+
+/** A name as stored (NFC, trimmed), or an error message naming the field. */
+export function nameRule(field: string, value: string): Checked<string> {
   const checked = checkText(value, { maxLength: NAME_MAX_LENGTH });
   if ('problem' in checked) return { error: `${field} ${checked.problem}` };
   if (checked.text === '') return { error: `${field} must not be empty` };
@@ -45,13 +57,36 @@ export function checkName(field: string, value: unknown): { value: string } | { 
 }
 
 /**
- * Checks a chat_id or planner_id, identifiers the other system compares exactly: null, empty and
- * white space only mean "not set". Returns the value to store or an error message.
+ * A chat_id or planner_id, identifiers the other system compares exactly, as stored: null, empty
+ * and white space only mean "not set". Or an error message naming the field.
  */
-export function checkChatId(field: string, value: unknown): { value: string | null } | { error: string } {
+export function chatIdRule(field: string, value: string | null): Checked<string | null> {
+  if (value === null) return { value: null };
+  const checked = checkIdentifier(value, CHAT_ID_MAX_LENGTH);
+  if ('problem' in checked) return { error: `${field} ${checked.problem}` };
+  return { value: checked.text === '' ? null : checked.text };
+}
+
+/** nameRule for a value whose type nothing has checked yet (a file being imported). */
+export function checkName(field: string, value: unknown): Checked<string> {
+  if (typeof value !== 'string') return { error: `${field} must be a string` };
+  return nameRule(field, value);
+}
+
+/** chatIdRule for a value whose type nothing has checked yet (a file being imported). */
+export function checkChatId(field: string, value: unknown): Checked<string | null> {
+  if (value !== null && typeof value !== 'string') return { error: `${field} must be a string or null` };
+  return chatIdRule(field, value);
+}
+
+/** A member_number follows the rules of chat_id: exact, 1..64 characters, blank means not set. */
+export function checkMemberNumber(
+  field: string,
+  value: unknown,
+): { value: string | null } | { error: string } {
   if (value === null) return { value: null };
   if (typeof value !== 'string') return { error: `${field} must be a string or null` };
-  const checked = checkIdentifier(value, CHAT_ID_MAX_LENGTH);
+  const checked = checkIdentifier(value, MEMBER_NUMBER_MAX_LENGTH);
   if ('problem' in checked) return { error: `${field} ${checked.problem}` };
   return { value: checked.text === '' ? null : checked.text };
 }

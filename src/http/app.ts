@@ -1,4 +1,4 @@
-import express from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import { APP } from '../container';
 import type { Config } from '../config';
 import type { Database } from '../infrastructure/persistence/database';
 import { refuseOversizedBody } from './body-parsing';
+import { changesRouter } from './changes.routes';
 import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
@@ -19,6 +20,28 @@ import { peopleRouter } from './people.routes';
 import { requestId } from './request-id';
 import { requestLogger } from './request-logger';
 
+/**
+ * helmet's headers, worked out once: with the default options none depends on the request, so
+ * each answer gets them in one loop instead of helmet's chain of a dozen middlewares.
+ */
+function securityHeaders(): RequestHandler {
+  const headers: [string, string][] = [];
+  const probe = {
+    setHeader: (name: string, value: string | number) => headers.push([name, String(value)]),
+    removeHeader: () => undefined,
+  };
+  let finished = false;
+  helmet()({} as Request, probe as unknown as Response, () => {
+    finished = true;
+  });
+  // helmet goes through its chain synchronously; if a version ever did not, it is used as it is.
+  if (!finished) return helmet();
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
 /** The Express app over a container built by createContainer; no listening, so tests run it in-process. */
 export function createApp(container: Container): express.Express {
   const config = container.get<Config>(APP.Config);
@@ -28,11 +51,12 @@ export function createApp(container: Container): express.Express {
   // Answers are built per request (and ETags by the people routes), never Express's weak body hashes.
   app.set('etag', false);
 
+  // Each app counts its own requests: two apps in one process (tests) never mix their counts.
   const metrics = new HttpMetrics(container.get<Database>(APP.Database));
   app.use(metrics.middleware);
   app.use(requestId);
-  app.use(requestLogger(container.get<Logger>(APP.Logger)));
-  app.use(helmet());
+  app.use(requestLogger(app, container.get<Logger>(APP.Logger)));
+  app.use(securityHeaders());
   app.use((_req, res, next) => {
     // People data is personal: no shared cache keeps it. Routes that support revalidation say so.
     res.setHeader('Cache-Control', 'no-store');
@@ -48,6 +72,7 @@ export function createApp(container: Container): express.Express {
   app.use(openApiRouter());
   app.use(docsRouter());
   app.use(peopleRouter(container));
+  app.use(changesRouter(container));
   app.use(keysRouter(container));
 
   app.use((req, _res, next) => {

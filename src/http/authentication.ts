@@ -3,15 +3,17 @@ import type { Container } from 'inversify';
 import { AuthenticateAccount } from '../application/keys/authenticate-account';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
+import { APP } from '../container';
 import type { Account } from '../domain/account';
 import { Forbidden, Unauthenticated } from '../domain/errors';
 import type { Permission } from '../domain/permission';
-import { keyRateLimit } from './rate-limit';
 
 const REALM = 'membership-directory';
 
-const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
-const BASIC_CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
+const CHALLENGES = {
+  Bearer: `Bearer realm="${REALM}"`,
+  Basic: `Basic realm="${REALM}", charset="UTF-8"`,
+} as const;
 
 // RFC 6750 b64token: the characters a bearer token may have. Anything else (a quote, a comma,
 // a second word) is not a token we could ever have issued.
@@ -32,14 +34,19 @@ function schemeOf(header: string): string {
 type BearerError = 'invalid_token' | 'insufficient_scope';
 
 /**
- * Every 401 of a Bearer route carries its challenge (RFC 6750 §3), set on the response before the
- * error travels on so that the error handler keeps it; the error code says what to do about it.
+ * The one place a 401's challenge is set (RFC 9110 §11.6.1): on the response, before the error
+ * travels on, so that the error handler keeps it. A Bearer challenge may say what went wrong
+ * (RFC 6750 §3).
  */
+function challenge(res: Response, scheme: keyof typeof CHALLENGES, code?: BearerError): void {
+  if (res.headersSent) return;
+  const value = code === undefined ? CHALLENGES[scheme] : `${CHALLENGES[scheme]}, error="${code}"`;
+  res.setHeader('WWW-Authenticate', value);
+}
+
+/** Every 401 of a Bearer route carries its challenge; `code` says what to do about it. */
 function refuseBearer<E extends Error>(res: Response, error: E, code?: BearerError): E {
-  res.setHeader(
-    'WWW-Authenticate',
-    code === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="${code}"`,
-  );
+  challenge(res, 'Bearer', code);
   return error;
 }
 
@@ -67,12 +74,13 @@ function bearerToken(req: Request, res: Response): string {
  * is calling and `res.locals.keyId` the key used (read by the request log, even for a refusal).
  */
 export function bearerAuth(container: Container): (permission?: Permission) => RequestHandler {
-  const rateLimit = keyRateLimit(container);
+  const authenticateKey = container.get(AuthenticateKey);
+  const rateLimit = container.get<RequestHandler>(APP.KeyRateLimit);
   return (permission) => async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;
     try {
-      principal = await container.get(AuthenticateKey).execute({ token });
+      principal = await authenticateKey.execute({ token });
     } catch (error) {
       if (error instanceof Unauthenticated) throw refuseBearer(res, error, 'invalid_token');
       throw error;
@@ -133,11 +141,14 @@ function clientAddress(req: Request): string {
  * `res.locals.account` holds the account; `basicChallenge` must follow the route to challenge a 401.
  */
 export function basicAuth(container: Container): RequestHandler {
+  const authenticateAccount = container.get(AuthenticateAccount);
   return async (req, res, next) => {
     const { username, password } = basicCredentials(req);
-    res.locals.account = await container
-      .get(AuthenticateAccount)
-      .execute({ username, password, clientAddress: clientAddress(req) });
+    res.locals.account = await authenticateAccount.execute({
+      username,
+      password,
+      clientAddress: clientAddress(req),
+    });
     next();
   };
 }
@@ -151,7 +162,6 @@ export function accountOf(res: Response): Account {
 
 /** Adds the Basic challenge to every 401 of a Basic route: malformed credentials or a wrong password. */
 export const basicChallenge: ErrorRequestHandler = (error, _req, res, next) => {
-  if (error instanceof Unauthenticated && !res.headersSent)
-    res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
+  if (error instanceof Unauthenticated) challenge(res, 'Basic');
   next(error);
 };

@@ -112,8 +112,27 @@ const refuseBadShapes: RequestHandler = (req, _res, next) => {
  * Reads the body of a route that takes one, as one of `types`, up to 16 KiB. A route mounts it
  * after authentication: a request without valid credentials learns nothing about its body.
  */
-export function acceptBody(...types: BodyType[]): RequestHandler[] {
-  return [refuseOtherMediaTypes(types), ...types.map((type) => PARSERS[type]), refuseBadShapes];
+export function acceptBody(...types: BodyType[]): RequestHandler {
+  const steps = [refuseOtherMediaTypes(types), ...types.map((type) => PARSERS[type]), refuseBadShapes];
+  // One handler, which a request that announces no body at all (every GET a client sends) passes
+  // at once: each step would let it through untouched.
+  return (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) {
+      return next();
+    }
+    let step = 0;
+    const proceed = (error?: unknown) => {
+      if (error !== undefined && error !== null) return next(error);
+      const handler = steps[step++];
+      if (handler === undefined) return next();
+      try {
+        handler(req, res, proceed);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    proceed();
+  };
 }
 
 /**

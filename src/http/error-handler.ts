@@ -4,6 +4,7 @@ import {
   Conflict,
   DomainError,
   Forbidden,
+  Gone,
   InvalidInput,
   NotFound,
   Overloaded,
@@ -12,7 +13,6 @@ import {
   Unauthenticated,
   Unavailable,
 } from '../domain/errors';
-import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { TOO_LARGE_MESSAGE } from './body-parsing';
 import { errorMessages } from './error-messages';
 import { HttpError } from './http-error';
@@ -23,16 +23,20 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
-function domainStatus(error: DomainError): number {
+/** The status of a domain error that carries nothing but its messages; null for an unknown kind. */
+function domainStatus(error: DomainError): number | null {
   if (error instanceof InvalidInput) return 400;
   if (error instanceof NotFound) return 404;
   if (error instanceof Conflict) return 409;
   // The interface document answers 401 both for failed authentication and for a missing permission.
   if (error instanceof Unauthenticated || error instanceof Forbidden) return 401;
+  if (error instanceof Gone) return 410;
   if (error instanceof PreconditionFailed) return 412;
-  if (error instanceof TooManyAttempts) return 429;
-  if (error instanceof Unavailable || error instanceof Overloaded) return 503;
-  return 500;
+  return null;
+}
+
+function retryAfter(seconds: number): Record<string, string> {
+  return { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) };
 }
 
 /** body-parser reports its failures as http-errors with a `type`; their messages stay server-side. */
@@ -65,28 +69,17 @@ function bodyParserAnswer(error: { type?: unknown; status?: unknown }): Answer |
 function answerFor(error: unknown): Answer | null {
   if (error instanceof HttpError)
     return { status: error.status, messages: error.messages, headers: error.headers };
-  if (error instanceof TooManyAttempts) {
-    return {
-      status: 429,
-      messages: error.messages,
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
-    };
-  }
-  if (error instanceof Overloaded) {
-    return {
-      status: 503,
-      messages: error.messages,
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
-    };
-  }
+  if (error instanceof TooManyAttempts)
+    return { status: 429, messages: error.messages, headers: retryAfter(error.retryAfterSeconds) };
+  if (error instanceof Overloaded)
+    return { status: 503, messages: error.messages, headers: retryAfter(error.retryAfterSeconds) };
+  // The adapters report an outage as Unavailable (see translateDatabaseError).
   if (error instanceof Unavailable)
     return { status: 503, messages: ['the database is unavailable; try again'] };
   if (error instanceof DomainError) {
     const status = domainStatus(error);
-    return status === 500 ? null : { status, messages: error.messages };
+    return status === null ? null : { status, messages: error.messages };
   }
-  if (isDatabaseUnavailable(error))
-    return { status: 503, messages: ['the database is unavailable; try again'] };
   if (error !== null && typeof error === 'object' && 'type' in error) return bodyParserAnswer(error);
   // The router refuses a path parameter that is not valid percent-encoding.
   if (error instanceof URIError && (error as { status?: unknown }).status === 400) {

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { Container } from 'inversify';
+import { TakeChangesCursor } from '../application/changes/take-changes-cursor';
 import { GetPerson } from '../application/people/get-person';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
@@ -42,17 +43,25 @@ export function peopleRouter(container: Container): express.Router {
   router.use(container.get<RequestActivity>(APP.RequestActivity).middleware);
   const bearer = bearerAuth(container);
   const streams = container.get<StreamLimits>(APP.StreamLimits);
+  const searchPeople = container.get(SearchPeople);
+  const takeChangesCursor = container.get(TakeChangesCursor);
+  const getPerson = container.get(GetPerson);
+  const updatePerson = container.get(UpdatePerson);
 
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    const output = await container.get(SearchPeople).execute({ filter, limit, after });
-    const toJson = (person: Person) => mapPerson(person, output.today);
+    // Before the people are read: a change committed meanwhile is then in the feed after this
+    // cursor (and maybe in the list too), never in neither.
+    res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
+    const output = await searchPeople.execute({ filter, limit, after });
     if (output.paged) {
       if (output.nextAfter !== null && limit !== undefined) {
         res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
       }
-      res.json(output.people.map(toJson));
+      // Rendered by the store: the page is joined, not parsed and serialised again.
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.send(`[${output.people.map((person) => person.json).join(',')}]`);
       return;
     }
     if (req.method === 'HEAD') {
@@ -62,7 +71,7 @@ export function peopleRouter(container: Container): express.Router {
     // Unpaged and not a lookup: a stream, of which a key and the instance run only a few.
     const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
     try {
-      await streamJsonArray(res, output.people, toJson, streams.stallTimeoutMs);
+      await streamJsonArray(res, output.people, (person) => person.json, streams.stallTimeoutMs);
     } finally {
       leave?.();
     }
@@ -76,7 +85,7 @@ export function peopleRouter(container: Container): express.Router {
 
   router.get('/people/:id', bearer('read'), async (req: Request, res: Response) => {
     const id = idParam(req);
-    const { person, today } = await container.get(GetPerson).execute({ id });
+    const { person, today } = await getPerson.execute({ id });
     const tag = entityTag(person.version, today);
     if (noneMatch(req.get('If-None-Match'), tag)) {
       res.setHeader('ETag', tag);
@@ -97,9 +106,12 @@ export function peopleRouter(container: Container): express.Router {
       const versions = versionsMatching(req.get('If-Match'));
       const principal = principalOf(res);
       // If-Match may list several tags: the update goes ahead when any of them is current.
-      const { person, today } = await container
-        .get(UpdatePerson)
-        .execute({ principal, id, changes, expectedVersions: versions });
+      const { person, today } = await updatePerson.execute({
+        principal,
+        id,
+        changes,
+        expectedVersions: versions,
+      });
       sendPerson(res, person, today);
     },
   );

@@ -11,8 +11,9 @@ const NAME_SCHEMA = {
 };
 
 /**
- * The fields PATCH /people/:id may change. Types are checked here; the rules on the values
- * (trimming, lengths, control characters) are the domain's, applied by UpdatePerson.
+ * The fields PATCH /people/:id may change, and the one list of them. Types are checked here; the
+ * rules on the values (trimming, lengths, control characters) are the domain's, applied by
+ * UpdatePerson.
  */
 export class PersonChangesDto {
   @ValidateIf((_object, value) => value !== undefined)
@@ -32,12 +33,10 @@ export class PersonChangesDto {
     type: ['string', 'null'],
     maxLength: CHAT_ID_MAX_LENGTH,
     description:
-      'null, "" or white space only clears it; unique across people; stored exactly as given, so it must be in Unicode NFC; 1 to 64 characters, no control characters.',
+      'null, "" or white space only clears it; unique among members (the people the API shows); stored exactly as given, so it must be in Unicode NFC; 1 to 64 characters, no control characters.',
   })
   chat_id?: string | null;
 }
-
-export const CHANGE_KEYS = ['first_name', 'last_name', 'chat_id'] as const;
 
 /**
  * The body of PATCH /people/:id in its nested form, `{"person": {...}}`. The interface document's

@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsString, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../domain/person-filter';
+import { FILTER_STRING_MAX_LENGTH } from '../domain/person-filter';
 import { IsText } from './is-text';
 
 // Decorators are listed type check first: for a value of the wrong type only its message is shown.
@@ -50,6 +50,12 @@ export class PersonFilterDto {
   chat_id?: string;
 
   @unlessAbsent()
+  @IsString(STRING)
+  @IsText(FILTER_STRING_MAX_LENGTH)
+  @JSONSchema({ ...EXACT, description: "Exact, case-sensitive match of the society's membership number." })
+  member_number?: string;
+
+  @unlessAbsent()
   @IsIn(['yes', 'no'], { message: 'must be "yes" or "no"' })
   @JSONSchema({ description: 'yes: people with at least one current membership; no: people with none.' })
   active?: 'yes' | 'no';
@@ -65,28 +71,4 @@ export class PersonFilterDto {
     description: 'true: people whose planner_id is set; false: people whose planner_id is not set.',
   })
   has_planner?: boolean;
-}
-
-export const FILTER_KEYS = [
-  'email',
-  'first_name',
-  'last_name',
-  'chat_id',
-  'active',
-  'has_chat',
-  'has_planner',
-] as const;
-
-export const BOOLEAN_FILTER_KEYS: readonly string[] = ['has_chat', 'has_planner'];
-
-export function toPersonFilter(dto: PersonFilterDto): PersonFilter {
-  const filter: PersonFilter = {};
-  if (dto.email !== undefined) filter.email = dto.email;
-  if (dto.first_name !== undefined) filter.firstName = dto.first_name;
-  if (dto.last_name !== undefined) filter.lastName = dto.last_name;
-  if (dto.chat_id !== undefined) filter.chatId = dto.chat_id;
-  if (dto.active !== undefined) filter.active = dto.active;
-  if (dto.has_chat !== undefined) filter.hasChat = dto.has_chat;
-  if (dto.has_planner !== undefined) filter.hasPlanner = dto.has_planner;
-  return filter;
 }

@@ -1,12 +1,6 @@
 import type { RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
-import type { Container } from 'inversify';
+import { rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { RedisReply } from 'rate-limit-redis';
-import type { Config } from '../config';
-import { APP } from '../container';
-import { RecoveringRedisStore } from '../infrastructure/rate-limit/recovering-redis-store';
-import type { RedisConnection } from '../infrastructure/rate-limit/redis-connection';
 import { HttpError } from './http-error';
 
 const WINDOW_MS = 60_000;
@@ -36,10 +30,20 @@ function storeLogger(logger: Logger) {
   return { error: log, warn: log };
 }
 
-function createKeyRateLimit(container: Container): RequestHandler {
-  const config = container.get<Config>(APP.Config);
-  const redis = container.get<RedisConnection | null>(APP.Redis);
-  const limit = config.rateLimitPerMinute;
+export interface KeyRateLimitOptions {
+  /** Requests a key may make in a one-minute window (RATE_LIMIT_PER_MINUTE). */
+  limit: number;
+  /** Where the counts are kept: shared by every instance (Redis), or this process when undefined. */
+  store?: Store;
+  logger: Logger;
+}
+
+/**
+ * The per-key rate limit, to run right after bearer authentication: `limit` requests in a fixed
+ * one-minute window per key. The container builds one, so that every route counts against the
+ * same budget of a key.
+ */
+export function keyRateLimit({ limit, store, logger }: KeyRateLimitOptions): RequestHandler {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit,
@@ -59,31 +63,8 @@ function createKeyRateLimit(container: Container): RequestHandler {
         ),
       );
     },
-    // Shared by every instance when Redis is configured; otherwise counted in this process.
-    store:
-      redis === null
-        ? undefined
-        : new RecoveringRedisStore({
-            sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
-            prefix: `${redis.keyPrefix}rate:`,
-          }),
+    store,
     passOnStoreError: true,
-    logger: storeLogger(container.get<Logger>(APP.Logger)),
+    logger: storeLogger(logger),
   });
-}
-
-const limiters = new WeakMap<Container, RequestHandler>();
-
-/**
- * The per-key rate limit, to run right after bearer authentication: `RATE_LIMIT_PER_MINUTE`
- * requests in a fixed one-minute window per key. One limiter per container, so that every route
- * counts against the same budget of a key.
- */
-export function keyRateLimit(container: Container): RequestHandler {
-  let limiter = limiters.get(container);
-  if (limiter === undefined) {
-    limiter = createKeyRateLimit(container);
-    limiters.set(container, limiter);
-  }
-  return limiter;
 }

@@ -2,13 +2,14 @@ import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody } from './body-parsing';
-import { messagesFor } from './error-messages';
 import { MAX_ID, MAX_LIMIT } from './ids';
-import { BOOLEAN_FILTER_KEYS, FILTER_KEYS, PersonFilterDto, toPersonFilter } from './person-filter.dto';
+import { PersonFilterDto } from './person-filter.dto';
 import { NOT_UTF8, undecodableParameter } from './undecodable-text';
-import { quoteName, toValidDto } from './validation';
+import { codeSpelling, keysOf, quoteName, toValidDto } from './validation';
 
 const PAGE_KEYS = ['limit', 'after'];
+const FILTER_KEYS = keysOf(PersonFilterDto);
+const BOOLEAN_FILTER_KEYS = keysOf(PersonFilterDto, 'isBoolean');
 
 export interface SearchRequest {
   filter: PersonFilter;
@@ -21,7 +22,8 @@ export interface SearchRequest {
   filterParams: [string, string][];
 }
 
-function singleValues(req: Request): Record<string, string> {
+/** The query string's parameters, each given once, as UTF-8 text; 400 otherwise. */
+export function singleValues(req: Request): Record<string, string> {
   const search = req.originalUrl.indexOf('?');
   const undecodable = search === -1 ? null : undecodableParameter(req.originalUrl.slice(search + 1));
   if (undecodable !== null) throw new InvalidInput(`query parameter ${quoteName(undecodable)} ${NOT_UTF8}`);
@@ -52,22 +54,30 @@ function queryBoolean(raw: string): boolean | string {
 
 /** A valid filter as the query string spells it; every value the DTO accepts has a query form. */
 function queryOf(dto: PersonFilterDto): [string, string][] {
-  return FILTER_KEYS.flatMap((key) => (dto[key] === undefined ? [] : [[key, String(dto[key])]]));
+  const values = dto as unknown as Record<string, unknown>;
+  return FILTER_KEYS.flatMap((key) => (values[key] === undefined ? [] : [[key, String(values[key])]]));
 }
 
-async function filterFromBody(body: unknown): Promise<PersonFilterDto> {
-  const plain = body as Record<string, unknown>;
-  const unknown = Object.keys(plain).filter((key) => !(FILTER_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) {
-    throw new InvalidInput(
-      messagesFor(unknown, (key) =>
-        PAGE_KEYS.includes(key)
-          ? `unknown key ${quoteName(key)} in the body; ${key} goes in the query string`
-          : `unknown key ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
-      ),
-    );
-  }
-  return toValidDto(PersonFilterDto, plain);
+function filterFromBody(body: unknown): Promise<PersonFilterDto> {
+  return toValidDto(PersonFilterDto, body as object, (key) =>
+    PAGE_KEYS.includes(key)
+      ? `unknown key ${quoteName(key)} in the body; ${key} goes in the query string`
+      : `unknown key ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
+  );
+}
+
+function filterFromQuery(filterParams: [string, string][]): Promise<PersonFilterDto> {
+  const plain = Object.fromEntries(
+    filterParams.map(([key, value]) => [
+      key,
+      BOOLEAN_FILTER_KEYS.includes(key) ? queryBoolean(value) : value,
+    ]),
+  );
+  return toValidDto(
+    PersonFilterDto,
+    plain,
+    (key) => `unknown query parameter ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
+  );
 }
 
 /**
@@ -80,29 +90,14 @@ export async function readSearchRequest(req: Request): Promise<SearchRequest> {
   const after = wholeNumber('after', query.after, 0, MAX_ID);
   const filterParams = Object.entries(query).filter(([key]) => !PAGE_KEYS.includes(key));
 
+  let dto: PersonFilterDto;
   if (hasParsedBody(req)) {
     if (filterParams.length > 0) {
       throw new InvalidInput('send the filter either in the body or in the query string, not both');
     }
-    const dto = await filterFromBody(req.body);
-    return { filter: toPersonFilter(dto), limit, after, filterParams: queryOf(dto) };
+    dto = await filterFromBody(req.body);
+  } else {
+    dto = await filterFromQuery(filterParams);
   }
-
-  const unknown = filterParams.filter(([key]) => !(FILTER_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) {
-    throw new InvalidInput(
-      messagesFor(
-        unknown,
-        ([key]) => `unknown query parameter ${quoteName(key)}; the filter keys are ${FILTER_KEYS.join(', ')}`,
-      ),
-    );
-  }
-  const plain = Object.fromEntries(
-    filterParams.map(([key, value]) => [
-      key,
-      BOOLEAN_FILTER_KEYS.includes(key) ? queryBoolean(value) : value,
-    ]),
-  );
-  const dto = await toValidDto(PersonFilterDto, plain);
-  return { filter: toPersonFilter(dto), limit, after, filterParams: queryOf(dto) };
+  return { filter: codeSpelling(dto), limit, after, filterParams: queryOf(dto) };
 }

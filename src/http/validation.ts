@@ -1,5 +1,5 @@
 import { type ClassConstructor, plainToInstance } from 'class-transformer';
-import { type ValidationError, validate } from 'class-validator';
+import { getMetadataStorage, type ValidationError, validate } from 'class-validator';
 import { InvalidInput } from '../domain/errors';
 import { messagesFor } from './error-messages';
 
@@ -37,20 +37,66 @@ function messagesOf(errors: ValidationError[], parents: string[] = []): string[]
 }
 
 /**
- * Turns a plain object into a validated DTO or throws InvalidInput naming each bad field. The
- * DTOs' constraint messages are written without the field name ("must be a string"): it is added
- * here in its API spelling.
+ * The keys a DTO class declares, in the order it declares them: the one list of a body's or a
+ * query's keys. With `validator`, only the keys it checks (e.g. `isBoolean`).
  */
-export async function toValidDto<T extends object>(type: ClassConstructor<T>, plain: object): Promise<T> {
+export function keysOf(type: ClassConstructor<object>, validator?: string): string[] {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
+  const keys = metadata
+    .filter((rule) => validator === undefined || rule.name === validator)
+    .map((rule) => rule.propertyName);
+  return [...new Set(keys)];
+}
+
+export type UnknownKeyMessage = (key: string) => string;
+
+const plainUnknownKey: UnknownKeyMessage = (key) => `unknown key ${quoteName(key)}`;
+
+/** Refuses keys outside `known` before class-transformer, which would silently drop some of them. */
+export function refuseUnknownKeys(
+  plain: object,
+  known: readonly string[],
+  message: UnknownKeyMessage = plainUnknownKey,
+): void {
+  const unknown = Object.keys(plain).filter((key) => !known.includes(key));
+  if (unknown.length > 0) throw new InvalidInput(messagesFor(unknown, message));
+}
+
+/**
+ * Turns a plain object into a validated DTO or throws InvalidInput naming each bad field: first
+ * every key the DTO does not declare (`unknownKey` words the message), then the values. The DTOs'
+ * constraint messages are written without the field name ("must be a string"): it is added here
+ * in its API spelling.
+ */
+export async function toValidDto<T extends object>(
+  type: ClassConstructor<T>,
+  plain: object,
+  unknownKey?: UnknownKeyMessage,
+): Promise<T> {
+  refuseUnknownKeys(plain, keysOf(type), unknownKey);
   const dto = plainToInstance(type, plain);
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new InvalidInput(messagesOf(errors));
   return dto;
 }
 
-/** Refuses keys outside `known` before class-transformer, which would silently drop some of them. */
-export function refuseUnknownKeys(plain: object, known: readonly string[], hint = ''): void {
-  const unknown = Object.keys(plain).filter((key) => !known.includes(key));
-  if (unknown.length > 0)
-    throw new InvalidInput(messagesFor(unknown, (key) => `unknown key ${quoteName(key)}${hint}`));
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/** A DTO's fields as the code spells them: `first_name` becomes `firstName`. */
+export type CodeSpelling<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] };
+
+/**
+ * The given fields of a validated DTO in the code's spelling (the API's snake_case keys turned
+ * into camelCase), leaving out those that are absent: the one place where the two spellings meet
+ * on the way in.
+ */
+export function codeSpelling<T extends object>(dto: T): CodeSpelling<T> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(dto)) {
+    if (value !== undefined)
+      fields[key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = value;
+  }
+  return fields as CodeSpelling<T>;
 }

@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '../../src/application/ports/change-feed';
 import type { NewPerson } from '../../src/application/ports/person-repository';
 import type { Transaction, UnitOfWork } from '../../src/application/ports/unit-of-work';
 
@@ -8,6 +9,8 @@ import type { Transaction, UnitOfWork } from '../../src/application/ports/unit-o
 export interface ContractAdapter {
   repositories: Transaction;
   unitOfWork: UnitOfWork;
+  /** The read side of the change log over the same store. */
+  feed: ChangeFeed;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,11 @@ import { describePersistenceContract } from './persistence.contract';
 
 describePersistenceContract('the in-memory adapters', async () => {
   const directory = new InMemoryDirectory();
-  const { people, accounts, keys, audit, unitOfWork } = directory;
-  return { repositories: { people, accounts, keys, audit }, unitOfWork, close: async () => undefined };
+  const { people, accounts, keys, audit, changes, calendar, feed, unitOfWork } = directory;
+  return {
+    repositories: { people, accounts, keys, audit, changes, calendar },
+    feed,
+    unitOfWork,
+    close: async () => undefined,
+  };
 });

@@ -27,6 +27,8 @@ export function describePersonRepositoryContract(adapter: () => ContractAdapter)
         lastName: tag,
         chatId: null,
         plannerId: 'planner-7',
+        memberNumber: null,
+        erased: false,
         version: 1,
         contacts: [],
         memberships: [],

@@ -1,3 +1,4 @@
+import { personView } from '../../src/application/people/person-view';
 import type { Person } from '../../src/domain/person';
 import type { PersonFilter } from '../../src/domain/person-filter';
 import { caseFoldingCases, caseFoldingPeople } from './case-folding-cases';
@@ -308,6 +309,69 @@ export function describePersonSearchContract(adapter: () => ContractAdapter): vo
       expect(ids).toHaveLength(count);
       expect(streamed.map((p) => p.id)).toEqual(ids.slice(10));
       expect(streamed[streamed.length - 1].chatId).toBe(`${tag}-${count - 1}`);
+    });
+  });
+
+  describe('PersonRepository rendered searches (the read model)', () => {
+    // Text that JSON escapes (quotes, backslashes, control characters) and text it must not
+    // (non-ASCII, astral characters, U+2028, DEL, a slash), in every field that holds text.
+    const awkward = ['Quote " and \\ back', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Zoë 𝔘 \u2028 </x> ☃'];
+
+    async function renderedBothWays(tag: string, today: string, limit: number) {
+      const query = { filter: { lastName: tag }, today };
+      const expected = (await people().search(query, limit)).map((person) => ({
+        id: person.id,
+        json: JSON.stringify(personView(person, today)),
+      }));
+      return {
+        expected,
+        searched: await people().searchRendered(query, limit),
+        streamed: await collect(people().streamRendered(query)),
+      };
+    }
+
+    it('writes each person byte for byte as JSON.stringify writes its view, whatever the text', async () => {
+      const tag = uniqueTag();
+      await people().insertMany([
+        newPerson({
+          firstName: awkward[0],
+          lastName: `${tag} ${awkward[1]}`,
+          chatId: awkward[2],
+          plannerId: 'planner "7"',
+          contacts: [
+            { kind: 'address', value: `1 Main St\n${awkward[2]}`, label: awkward[0] },
+            { kind: 'phone', value: '+44 20 7946 0000', label: null },
+            { kind: 'email', value: `ada.${tag}@example.org`, label: 'work' },
+            { kind: 'email', value: `second.${tag}@example.org`, label: awkward[1] },
+          ],
+          memberships: [
+            { club: `Club ${awkward[0]}`, kind: null, startDate: '2024-06-15', endDate: null },
+            { club: `Club ${awkward[2]}`, kind: 'student', startDate: '2020-01-01', endDate: '2024-06-14' },
+            { club: `Club ${awkward[2]}`, kind: 'family', startDate: '2024-06-16', endDate: '2025-01-01' },
+          ],
+        }),
+        newPerson({ lastName: `${tag} bare` }),
+        newPerson({ lastName: `${tag} hidden`, role: 'admin' }),
+      ]);
+
+      for (const today of [TODAY, '2024-06-16']) {
+        const { expected, searched, streamed } = await renderedBothWays(tag, today, 10);
+        expect(expected).toHaveLength(2);
+        expect(searched).toEqual(expected);
+        expect(streamed).toEqual(expected);
+      }
+    });
+
+    it('pages and streams rendered people like their domain counterparts', async () => {
+      const tag = uniqueTag();
+      await people().insertMany(Array.from({ length: 5 }, (_, i) => newPerson({ lastName: `${tag} ${i}` })));
+      const { expected, searched } = await renderedBothWays(tag, TODAY, 3);
+      expect(searched).toEqual(expected);
+      const all = await collect(people().streamRendered({ filter: { lastName: tag }, today: TODAY }));
+      expect(all.map((person) => person.id)).toEqual(await memberIdsTagged(adapter(), tag));
+      const after = all[1].id;
+      const rest = await people().searchRendered({ filter: { lastName: tag }, today: TODAY, after }, 10);
+      expect(rest.map((person) => person.id)).toEqual(all.slice(2).map((person) => person.id));
     });
   });
 }

@@ -1,3 +1,4 @@
+import { TypeOrmChangeFeed } from '../../src/infrastructure/persistence/typeorm-change-feed';
 import { createRepositories } from '../../src/infrastructure/persistence/repositories';
 import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm-unit-of-work';
 import { openTestDatabase, testDatabases } from '../support/databases';
@@ -15,6 +16,7 @@ export function openTypeOrmAdapter(database: 'pglite' | 'postgres'): OpenAdapter
     return {
       repositories: createRepositories(opened.dataSource.manager),
       unitOfWork: new TypeOrmUnitOfWork(opened.dataSource),
+      feed: new TypeOrmChangeFeed(opened.dataSource.manager),
       close: () => opened.close(),
     };
   };

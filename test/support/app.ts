@@ -46,6 +46,8 @@ export interface TestApp {
   tokenWith(permissions?: Permission[]): Promise<string>;
   /** Inserts people; returns the new ids, ascending (tests running one at a time per app). */
   addPeople(people: NewPerson[]): Promise<number[]>;
+  /** Inserts one person, newPerson with these fields; returns its id. */
+  addPerson(fields?: Partial<NewPerson>): Promise<number>;
 }
 
 let sequence = 0;
@@ -73,11 +75,20 @@ export function newPerson(fields: Partial<NewPerson> = {}): NewPerson {
 /** The app on a fresh test database, with cheap bcrypt and no logs. */
 export async function createTestApp(
   target: TestDatabaseTarget,
-  options: { env?: Record<string, string>; overrides?: ContainerOverrides } = {},
+  options: {
+    env?: Record<string, string>;
+    overrides?: ContainerOverrides;
+    /**
+     * Runs on the container before the app is built, e.g. to rebind a port to a wrapper of the
+     * real adapter: the routes resolve their use cases (and so their ports) once, when built.
+     */
+    prepare?: (container: Container) => void;
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...options.env });
   const database = await openTestDatabase(target);
   const container = createContainer({ ...config, databaseUrl: target.url }, database, options.overrides);
+  options.prepare?.(container);
   const app = createApp(container);
 
   const createAccount: TestApp['createAccount'] = async (account = {}) => {
@@ -108,6 +119,16 @@ export async function createTestApp(
     return token;
   };
 
+  const addPeople: TestApp['addPeople'] = async (people) => {
+    const [{ max }] = await database.dataSource.query('SELECT coalesce(max(id), 0) AS max FROM people');
+    await container.get<PersonRepository>(TYPES.PersonRepository).insertMany(people);
+    const rows: { id: number }[] = await database.dataSource.query(
+      'SELECT id FROM people WHERE id > $1 ORDER BY id',
+      [max],
+    );
+    return rows.map((row) => Number(row.id));
+  };
+
   return {
     app,
     container,
@@ -120,14 +141,10 @@ export async function createTestApp(
       const account = await createAccount({ permissions });
       return issueToken(account.username, account.password);
     },
-    async addPeople(people) {
-      const [{ max }] = await database.dataSource.query('SELECT coalesce(max(id), 0) AS max FROM people');
-      await container.get<PersonRepository>(TYPES.PersonRepository).insertMany(people);
-      const rows: { id: number }[] = await database.dataSource.query(
-        'SELECT id FROM people WHERE id > $1 ORDER BY id',
-        [max],
-      );
-      return rows.map((row) => Number(row.id));
+    addPeople,
+    async addPerson(fields) {
+      const [id] = await addPeople([newPerson(fields)]);
+      return id;
     },
   };
 }

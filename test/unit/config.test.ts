@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       keepAliveTimeoutS: 65,
       streamsPerKey: 4,
       streamsPerInstance: 32,
+      webhookConcurrency: 8,
+      changesRetentionDays: 30,
     });
   });
 
@@ -54,6 +56,8 @@ describe('loadConfig', () => {
       KEEP_ALIVE_TIMEOUT_S: '620',
       STREAMS_PER_KEY: '2',
       STREAMS_PER_INSTANCE: '8',
+      WEBHOOK_CONCURRENCY: '16',
+      CHANGES_RETENTION_DAYS: '7',
     });
     expect(config).toEqual({
       port: 8080,
@@ -68,6 +72,8 @@ describe('loadConfig', () => {
       keepAliveTimeoutS: 620,
       streamsPerKey: 2,
       streamsPerInstance: 8,
+      webhookConcurrency: 16,
+      changesRetentionDays: 7,
     });
   });
 
@@ -143,11 +149,13 @@ describe('loadConfig', () => {
     ['KEEP_ALIVE_TIMEOUT_S', '0', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "0"'],
     ['KEEP_ALIVE_TIMEOUT_S', '65s', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "65s"'],
     ['STREAMS_PER_KEY', '0', 'STREAMS_PER_KEY must be a whole number from 1 to 1000, not "0"'],
+    ['CHANGES_RETENTION_DAYS', '0', 'CHANGES_RETENTION_DAYS must be a whole number from 1 to 3650, not "0"'],
     [
       'STREAMS_PER_INSTANCE',
       'many',
       'STREAMS_PER_INSTANCE must be a whole number from 1 to 10000, not "many"',
     ],
+    ['WEBHOOK_CONCURRENCY', '0', 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 256, not "0"'],
     [
       'LOG_LEVEL',
       'verbose',

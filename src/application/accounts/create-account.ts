@@ -82,6 +82,12 @@ export class CreateAccount {
         operatorChange('account.create', account, 'role', null, account.role),
         operatorChange('account.create', account, 'permissions', null, account.permissions.join(',')),
       ]);
+      // A new member appears in /people: the feed says so (an admin never appears in either).
+      if (personId === undefined && account.role === 'member') {
+        await tx.changes.record([
+          { type: 'person.created', personId: account.personId, fields: null, byKeyId: null },
+        ]);
+      }
       return {
         personId: account.personId,
         username: account.username,

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { type ApiKey, KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS, MAX_EXPIRES_IN_DAYS } from '../../domain/api-key';
+import { type ApiKey, KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../domain/api-key';
 import { Conflict, InvalidInput, Unauthenticated } from '../../domain/errors';
 import { normalizePermissions, type Permission } from '../../domain/permission';
 import { checkText } from '../../domain/text';
@@ -14,6 +14,7 @@ export interface IssueKeyInput {
   name: string | null;
   /** A subset of the account's permissions; null for all of them. */
   permissions: Permission[] | null;
+  /** 1 to MAX_EXPIRES_IN_DAYS, checked at the edge; null for a key that never expires. */
   expiresInDays: number | null;
 }
 
@@ -36,7 +37,7 @@ export class IssueKey {
 
   async execute(input: IssueKeyInput): Promise<IssueKeyOutput> {
     const name = checkKeyName(input.name);
-    const days = checkExpiresInDays(input.expiresInDays);
+    const days = input.expiresInDays;
     const now = this.clock.now();
     const expiresAt = days === null ? null : new Date(now.getTime() + days * DAY_MS);
 
@@ -95,12 +96,4 @@ function checkPermissions(asked: Permission[] | null, granted: Permission[]): Pe
     );
   }
   return normalizePermissions(asked);
-}
-
-function checkExpiresInDays(value: number | null): number | null {
-  if (value === null) return null;
-  if (!(Number.isInteger(value) && value >= 1 && value <= MAX_EXPIRES_IN_DAYS)) {
-    throw new InvalidInput(`expires_in_days must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}`);
-  }
-  return value;
 }

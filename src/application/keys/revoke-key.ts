@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { type ApiKey, isActive } from '../../domain/api-key';
-import { InvalidInput, NotFound } from '../../domain/errors';
+import { NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
@@ -21,8 +21,6 @@ export class RevokeKey {
 
   async execute({ principal, keyId }: RevokeKeyInput): Promise<ApiKey> {
     const id = keyId ?? principal.keyId;
-    if (!(Number.isSafeInteger(id) && id > 0))
-      throw new InvalidInput('key id must be a positive whole number');
     const now = this.clock.now();
     return this.unitOfWork.run(async (tx) => {
       // Concurrent revokes of one account's keys take turns (as IssueKey does), so a key is

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { InvalidInput, NotFound } from '../../domain/errors';
+import { NotFound } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
@@ -23,7 +23,6 @@ export class GetPerson {
   ) {}
 
   async execute({ id }: GetPersonInput): Promise<GetPersonOutput> {
-    if (!(Number.isSafeInteger(id) && id > 0)) throw new InvalidInput('id must be a positive whole number');
     const person = await this.people.findById(id);
     // An admin answers exactly like a missing person, so the API does not reveal who is an admin.
     if (person === null || !isVisible(person)) throw new NotFound(`person ${id} not found`);

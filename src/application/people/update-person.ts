@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../domain/errors';
-import { checkChatId, checkName, isVisible, type Person, type PersonChanges } from '../../domain/person';
+import { chatIdRule, isVisible, nameRule, type Person, type PersonChanges } from '../../domain/person';
+import type { ChangedField } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
@@ -11,8 +12,8 @@ export interface UpdatePersonInput {
   /** Who makes the change, for the audit log; their `write` permission is checked at the edge. */
   principal: Principal;
   id: number;
-  /** Raw values as the client sent them; absent (undefined) means "leave as it is". */
-  changes: { firstName?: unknown; lastName?: unknown; chatId?: unknown };
+  /** Values as the client sent them, before the domain's rules; absent means "leave as it is". */
+  changes: PersonChanges;
   /**
    * The versions the client will accept (If-Match, which may list several tags); the update is
    * refused when none of them is the current one, and always when the list is empty.
@@ -45,11 +46,7 @@ export class UpdatePerson {
     changes,
     expectedVersions,
   }: UpdatePersonInput): Promise<UpdatePersonOutput> {
-    if (!(Number.isSafeInteger(id) && id > 0)) throw new InvalidInput('id must be a positive whole number');
-    if (expectedVersions !== undefined && !expectedVersions.every(Number.isSafeInteger)) {
-      throw new InvalidInput('the expected versions must be whole numbers');
-    }
-    const wanted = validate(changes);
+    const wanted = applyRules(changes);
 
     const person = await this.unitOfWork.run(async (tx) => {
       const current = await tx.people.findByIdForUpdate(id);
@@ -64,10 +61,12 @@ export class UpdatePerson {
 
       const effective: PersonChanges = {};
       const audit: NewAuditEntry[] = [];
+      const fields: ChangedField[] = [];
       for (const { key, name } of FIELDS) {
         const value = wanted[key];
         if (value === undefined || value === current[key]) continue;
         Object.assign(effective, { [key]: value });
+        fields.push(name);
         audit.push({
           actorAccountId: principal.accountId,
           actorKeyId: principal.keyId,
@@ -90,6 +89,8 @@ export class UpdatePerson {
       // The repository still refuses a duplicate chat_id that a concurrent change slipped in.
       await tx.people.update(id, effective);
       await tx.audit.record(audit);
+      // The feed names the key, so that a client can recognise (and skip) its own writes.
+      await tx.changes.record([{ type: 'person.updated', personId: id, fields, byKeyId: principal.keyId }]);
       const updated = await tx.people.findById(id);
       if (updated === null) throw new NotFound(`person ${id} not found`);
       return updated;
@@ -98,16 +99,14 @@ export class UpdatePerson {
   }
 }
 
-function validate(changes: UpdatePersonInput['changes']): PersonChanges {
+/** The domain's rules on each value (NFC, trimming, lengths, characters): the values to store. */
+function applyRules(changes: PersonChanges): PersonChanges {
   const errors: string[] = [];
   const wanted: PersonChanges = {};
-  if (changes.firstName === undefined && changes.lastName === undefined && changes.chatId === undefined) {
-    throw new InvalidInput('give at least one of first_name, last_name, chat_id');
-  }
   for (const { key, name } of FIELDS) {
     const raw = changes[key];
     if (raw === undefined) continue;
-    const checked = key === 'chatId' ? checkChatId(name, raw) : checkName(name, raw);
+    const checked = key === 'chatId' ? chatIdRule(name, raw) : nameRule(name, raw as string);
     if ('error' in checked) errors.push(checked.error);
     else Object.assign(wanted, { [key]: checked.value });
   }

@@ -26,6 +26,8 @@ export interface ApiKeyRepository {
   /** The account's keys neither revoked nor expired at `now`, oldest first. */
   listActive(accountId: number, now: Date): Promise<ApiKey[]>;
   countActive(accountId: number, now: Date): Promise<number>;
+  /** Every key the account was ever issued, revoked and expired ones too, oldest first. */
+  listAll(accountId: number): Promise<ApiKey[]>;
   /** Replaces the key's permissions; only ever to take some away (RevokePermission). */
   setPermissions(id: number, permissions: Permission[]): Promise<void>;
   /** Marks the key revoked at `at` (idempotent) and returns it. */

@@ -1,5 +1,6 @@
-import type { Person, PersonChanges } from '../../domain/person';
-import type { CheckedRecord } from '../../domain/person-record';
+import type { ContactKind } from '../../domain/contact';
+import type { Person, PersonChanges, Role } from '../../domain/person';
+import type { RenderedPerson } from '../people/person-view';
 import type { PersonFilter } from '../../domain/person-filter';
 
 export interface PersonQuery {
@@ -10,18 +11,74 @@ export interface PersonQuery {
   after?: number;
 }
 
+export interface NewContact {
+  kind: ContactKind;
+  value: string;
+  label: string | null;
+}
+
+export interface NewMembership {
+  /** The club's name: clubs are created by name as needed. */
+  club: string;
+  kind: string | null;
+  startDate: string;
+  endDate: string | null;
+}
+
 /** A person as the import brings it, checked: clubs by name, no ids yet. */
-export type NewPerson = CheckedRecord;
+export interface NewPerson {
+  role: Role;
+  firstName: string;
+  lastName: string;
+  chatId: string | null;
+  plannerId: string | null;
+  /** Absent: not set. */
+  memberNumber?: string | null;
+  contacts: NewContact[];
+  memberships: NewMembership[];
+}
+
+/** What the import checks about a person before it changes anyone. */
+export interface PersonIdentity {
+  id: number;
+  role: Role;
+  erased: boolean;
+  chatId: string | null;
+  memberNumber: string | null;
+  /** Holds login credentials: never erased by an import or a retention run. */
+  hasAccount: boolean;
+  firstName: string;
+  lastName: string;
+}
+
+/** Changes that make a person match an import record; the repository increments the version. */
+export interface PersonReplacement {
+  id: number;
+  /** Only the fields that change. */
+  fields: Partial<Pick<Person, 'firstName' | 'lastName' | 'chatId' | 'plannerId' | 'memberNumber'>>;
+  /** Ids of the contacts and memberships to delete; the others keep theirs. */
+  removeContacts: number[];
+  addContacts: NewContact[];
+  removeMemberships: number[];
+  addMemberships: NewMembership[];
+}
 
 export interface PersonRepository {
-  /** Visible people (admins excluded) matching the query, by id ascending, at most `limit`. */
+  /** Visible people (admins and erased people excluded) matching the query, by id ascending, at most `limit`. */
   search(query: PersonQuery, limit: number): Promise<Person[]>;
   /**
    * Every visible match by id ascending, read from the store in batches so that memory does not
    * grow with the size of the result.
    */
   stream(query: PersonQuery): AsyncIterable<Person>;
-  /** Every person, admins included, by id ascending, in batches (for export). */
+  /**
+   * Like search, each person already rendered as the JSON text of its view on `query.today`:
+   * exactly `JSON.stringify(personView(person, today))` (the read model that answers searches).
+   */
+  searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]>;
+  /** Like stream, rendered as searchRendered renders. */
+  streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson>;
+  /** Every person not erased, admins included, by id ascending, in batches (for export). */
   streamAll(): AsyncIterable<Person>;
   /** A person by id, admins included (the caller decides what may be seen). */
   findById(id: number): Promise<Person | null>;
@@ -33,10 +90,43 @@ export interface PersonRepository {
    */
   update(id: number, changes: PersonChanges): Promise<void>;
   /**
-   * Inserts people with their contacts and memberships, creating clubs by name as needed. Throws
-   * Conflict when a visible person's chat_id is taken by another visible person.
+   * Inserts people with their contacts and memberships, creating clubs by name as needed, and
+   * answers their new ids in the order given. Throws Conflict when a visible person's chat_id is
+   * taken by another visible person, or a member_number by anyone.
    */
-  insertMany(people: NewPerson[]): Promise<void>;
+  insertMany(people: NewPerson[]): Promise<number[]>;
+  /** People by id, admins and erased people included, by id ascending; unknown ids are left out. */
+  findMany(ids: number[]): Promise<Person[]>;
+  /**
+   * Everyone (admins and erased included) with one of these ids or member numbers, and the members
+   * (not admins) with one of these chat_ids, by id ascending.
+   */
+  findIdentities(keys: {
+    ids: number[];
+    memberNumbers: string[];
+    chatIds: string[];
+  }): Promise<PersonIdentity[]>;
+  /** The members (neither admins nor erased) whose id is not one of these, by id ascending. */
+  membersOtherThan(ids: number[]): Promise<PersonIdentity[]>;
+  /**
+   * The members without an account, not erased, who have memberships and all of whose
+   * memberships ended before `date` (YYYY-MM-DD), by id ascending.
+   */
+  membersWhoLeftBefore(date: string): Promise<PersonIdentity[]>;
+  /**
+   * Sets chat_id (of the first list) and member_number (of the second) to null, without a new
+   * version: a step of a transaction that gives them new values, so that two people can swap them.
+   */
+  releaseIdentifiers(chatIdsOf: number[], memberNumbersOf: number[]): Promise<void>;
+  /**
+   * Applies each replacement. Throws Conflict when a chat_id or member_number is taken.
+   */
+  replaceMany(replacements: PersonReplacement[]): Promise<void>;
+  /**
+   * Anonymises the people (SPEC §8): names become "erased", chat_id, planner_id and member_number
+   * null, contacts deleted; memberships stay. The account, if any, is the caller's to disable.
+   */
+  erase(ids: number[]): Promise<void>;
   /** Which of these chat_ids some visible person (a member, not an admin) already has, in any order. */
   chatIdsInUse(chatIds: string[]): Promise<string[]>;
   count(): Promise<number>;

@@ -4,9 +4,12 @@ export const TYPES = {
   AccountRepository: Symbol.for('AccountRepository'),
   ApiKeyRepository: Symbol.for('ApiKeyRepository'),
   AuditLog: Symbol.for('AuditLog'),
+  ChangeFeed: Symbol.for('ChangeFeed'),
   UnitOfWork: Symbol.for('UnitOfWork'),
   PasswordHasher: Symbol.for('PasswordHasher'),
   TokenService: Symbol.for('TokenService'),
   Clock: Symbol.for('Clock'),
   LoginThrottle: Symbol.for('LoginThrottle'),
+  WebhookStore: Symbol.for('WebhookStore'),
+  WebhookSender: Symbol.for('WebhookSender'),
 } as const;

@@ -12,7 +12,7 @@ export const auditCommand: Command = {
   usage: '[--person N] [--since DATE] [--limit N] [--json]',
   description: [
     'Shows who changed what and when: changes to people through the API, keys issued and',
-    'revoked, and account changes made with this tool (shown as made by "operator").',
+    'revoked, and changes made with this tool (imports, erasures, accounts: shown as made by "cli").',
     'A DATE such as 2024-05-01 starts at midnight in DIRECTORY_TIMEZONE.',
   ].join('\n'),
   options: {
@@ -34,7 +34,7 @@ export const auditCommand: Command = {
       limit: limit === undefined ? undefined : parsePositiveInteger(limit, '--limit', NAME),
     });
     if (values.json) {
-      printLine(io.stdout, JSON.stringify(entries.map(toJson), null, 2));
+      printLine(io.stdout, JSON.stringify(entries.map(auditEntryJson), null, 2));
       return;
     }
     if (entries.length === 0) {
@@ -45,10 +45,12 @@ export const auditCommand: Command = {
   },
 };
 
-function toJson(entry: AuditEntry) {
+/** An audit entry as the tool writes it in JSON (`audit --json`, `people export-data`). */
+export function auditEntryJson(entry: AuditEntry) {
   return {
     id: entry.id,
     at: entry.at.toISOString(),
+    actor: entry.actorAccountId === null ? 'cli' : `account ${entry.actorAccountId}`,
     actor_account_id: entry.actorAccountId,
     actor_key_id: entry.actorKeyId,
     action: entry.action,
@@ -63,7 +65,7 @@ function toJson(entry: AuditEntry) {
 function describe(entry: AuditEntry): string {
   const actor =
     entry.actorAccountId === null
-      ? 'operator'
+      ? 'cli'
       : `account ${entry.actorAccountId}${entry.actorKeyId === null ? '' : ` (key ${entry.actorKeyId})`}`;
   const value = (v: string | null) => (v === null ? '-' : JSON.stringify(v));
   const change =

@@ -46,6 +46,8 @@ export class InMemoryAccountRepository implements AccountRepository {
         lastName: account.lastName ?? 'Account',
         chatId: null,
         plannerId: null,
+        memberNumber: null,
+        erased: false,
         version: 1,
         contacts: [],
         memberships: [],

@@ -56,6 +56,13 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
       .map(toKey);
   }
 
+  async listAll(accountId: number): Promise<ApiKey[]> {
+    return [...this.store.state.keys.values()]
+      .filter((key) => key.accountId === accountId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id)
+      .map(toKey);
+  }
+
   async countActive(accountId: number, now: Date): Promise<number> {
     return (await this.listActive(accountId, now)).length;
   }

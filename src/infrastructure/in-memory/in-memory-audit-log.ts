@@ -1,6 +1,7 @@
 import type { AuditLog, AuditQuery } from '../../application/ports/audit-log';
 import type { Clock } from '../../application/ports/clock';
 import type { AuditEntry, NewAuditEntry } from '../../domain/audit-entry';
+import { REDACTED } from '../../domain/audit-entry';
 import { copy, type InMemoryStore } from './in-memory-store';
 
 /** Entries about a person: the person's record and the account attached to it. */
@@ -16,6 +17,15 @@ export class InMemoryAuditLog implements AuditLog {
     const at = this.clock.now();
     for (const entry of entries) {
       this.store.state.audit.push({ id: this.store.id('audit'), at: new Date(at), ...copy(entry) });
+    }
+  }
+
+  async redactAbout(personIds: number[]): Promise<void> {
+    const ids = new Set(personIds);
+    for (const entry of this.store.state.audit) {
+      if (!PERSON_SUBJECTS.includes(entry.subjectType) || !ids.has(entry.subjectId)) continue;
+      if (entry.oldValue !== null) entry.oldValue = REDACTED;
+      if (entry.newValue !== null) entry.newValue = REDACTED;
     }
   }
 

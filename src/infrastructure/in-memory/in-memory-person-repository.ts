@@ -1,8 +1,16 @@
-import type { NewPerson, PersonQuery, PersonRepository } from '../../application/ports/person-repository';
+import type { Clock } from '../../application/ports/clock';
+import type {
+  NewPerson,
+  PersonIdentity,
+  PersonQuery,
+  PersonReplacement,
+  PersonRepository,
+} from '../../application/ports/person-repository';
+import { personView, type RenderedPerson } from '../../application/people/person-view';
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
 import { isCurrent } from '../../domain/membership';
-import { isVisible, type Person, type PersonChanges } from '../../domain/person';
+import { ERASED_NAME, isVisible, type Person, type PersonChanges } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import { type InMemoryStore, type StoredPerson, toPerson } from './in-memory-store';
@@ -11,13 +19,27 @@ const BATCH_SIZE = 100;
 
 /** The database adapter's words (database-errors.ts), which the contract suite holds both to. */
 const CHAT_ID_TAKEN = 'chat_id is already used by another person';
+const MEMBER_NUMBER_TAKEN = 'member_number is already used by another person';
+
+function identity(person: StoredPerson): PersonIdentity {
+  return {
+    id: person.id,
+    role: person.role,
+    erased: person.erased,
+    chatId: person.chatId,
+    memberNumber: person.memberNumber,
+    hasAccount: person.account !== null,
+    firstName: person.firstName,
+    lastName: person.lastName,
+  };
+}
 
 /**
  * The matching rules of SPEC §2, as the SQL adapter applies them: case-insensitive is the same
  * foldCase on both sides, substring for names (LIKE '%...%' there) and equality for emails.
  */
 export function matchesFilter(person: Person, filter: PersonFilter, today: string): boolean {
-  const { email, firstName, lastName, chatId, active, hasChat, hasPlanner } = filter;
+  const { email, firstName, lastName, chatId, memberNumber, active, hasChat, hasPlanner } = filter;
   if (
     email !== undefined &&
     !person.contacts.some((c) => c.kind === 'email' && foldCase(c.value) === foldCase(email))
@@ -27,6 +49,7 @@ export function matchesFilter(person: Person, filter: PersonFilter, today: strin
   if (firstName !== undefined && !foldCase(person.firstName).includes(foldCase(firstName))) return false;
   if (lastName !== undefined && !foldCase(person.lastName).includes(foldCase(lastName))) return false;
   if (chatId !== undefined && person.chatId !== chatId) return false;
+  if (memberNumber !== undefined && person.memberNumber !== memberNumber) return false;
   if (active !== undefined && person.memberships.some((m) => isCurrent(m, today)) !== (active === 'yes')) {
     return false;
   }
@@ -42,8 +65,16 @@ function sortChildren(person: StoredPerson): void {
   );
 }
 
+function render(person: Person, today: string): RenderedPerson {
+  return { id: person.id, json: JSON.stringify(personView(person, today)) };
+}
+
 export class InMemoryPersonRepository implements PersonRepository {
-  constructor(private readonly store: InMemoryStore) {}
+  /** The clock stamps when memberships were written, which the calendar reads. */
+  constructor(
+    private readonly store: InMemoryStore,
+    private readonly clock: Pick<Clock, 'now'> = { now: () => new Date() },
+  ) {}
 
   async search(query: PersonQuery, limit: number): Promise<Person[]> {
     const found: Person[] = [];
@@ -66,8 +97,131 @@ export class InMemoryPersonRepository implements PersonRepository {
     }
   }
 
+  async searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
+    return (await this.search(query, limit)).map((person) => render(person, query.today));
+  }
+
+  async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
+    for await (const person of this.stream(query)) yield render(person, query.today);
+  }
+
   async *streamAll(): AsyncIterable<Person> {
-    for (const person of this.byId()) yield toPerson(person);
+    for (const person of this.byId()) if (!person.erased) yield toPerson(person);
+  }
+
+  async findMany(ids: number[]): Promise<Person[]> {
+    const wanted = new Set(ids);
+    return this.byId()
+      .filter((p) => wanted.has(p.id))
+      .map(toPerson);
+  }
+
+  async findIdentities(keys: {
+    ids: number[];
+    memberNumbers: string[];
+    chatIds: string[];
+  }): Promise<PersonIdentity[]> {
+    const ids = new Set(keys.ids);
+    const numbers = new Set(keys.memberNumbers);
+    const chatIds = new Set(keys.chatIds);
+    return this.byId()
+      .filter(
+        (p) =>
+          ids.has(p.id) ||
+          (p.memberNumber !== null && numbers.has(p.memberNumber)) ||
+          (p.chatId !== null && p.role === 'member' && chatIds.has(p.chatId)),
+      )
+      .map(identity);
+  }
+
+  async membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
+    const named = new Set(ids);
+    return this.byId()
+      .filter((p) => isVisible(p) && !named.has(p.id))
+      .map(identity);
+  }
+
+  async membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
+    return this.byId()
+      .filter(
+        (p) =>
+          isVisible(p) &&
+          p.account === null &&
+          p.memberships.length > 0 &&
+          p.memberships.every((m) => m.endDate !== null && m.endDate < date),
+      )
+      .map(identity);
+  }
+
+  async releaseIdentifiers(chatIdsOf: number[], memberNumbersOf: number[]): Promise<void> {
+    for (const id of chatIdsOf) {
+      const person = this.store.state.people.get(id);
+      if (person) person.chatId = null;
+    }
+    for (const id of memberNumbersOf) {
+      const person = this.store.state.people.get(id);
+      if (person) person.memberNumber = null;
+    }
+  }
+
+  async replaceMany(replacements: PersonReplacement[]): Promise<void> {
+    for (const replacement of replacements) {
+      const person = this.store.state.people.get(replacement.id);
+      if (!person) throw new NotFound(`person ${replacement.id} not found`);
+      const { fields } = replacement;
+      if (fields.chatId !== undefined && fields.chatId !== null && isVisible(person)) {
+        this.assertChatIdFree(fields.chatId, person.id);
+      }
+      if (fields.memberNumber !== undefined && fields.memberNumber !== null) {
+        this.assertMemberNumberFree(fields.memberNumber, person.id);
+      }
+      Object.assign(person, fields);
+      const removedContacts = new Set(replacement.removeContacts);
+      const removedMemberships = new Set(replacement.removeMemberships);
+      person.contacts = [
+        ...person.contacts.filter((c) => !removedContacts.has(c.id)),
+        ...replacement.addContacts.map((c) => ({ id: this.store.id('contact'), ...c })),
+      ];
+      const added = replacement.addMemberships.map((m) => ({
+        id: this.store.id('membership'),
+        club: { ...this.club(m.club) },
+        kind: m.kind,
+        startDate: m.startDate,
+        endDate: m.endDate,
+      }));
+      person.memberships = [...person.memberships.filter((m) => !removedMemberships.has(m.id)), ...added];
+      for (const m of added) {
+        this.store.state.calendar.set(m.id, {
+          startAnnounced: false,
+          endAnnounced: false,
+          writtenAt: this.clock.now(),
+        });
+      }
+      sortChildren(person);
+      person.version += 1;
+    }
+  }
+
+  async erase(ids: number[]): Promise<void> {
+    for (const id of ids) {
+      const person = this.store.state.people.get(id);
+      if (!person) continue;
+      Object.assign(person, {
+        firstName: ERASED_NAME,
+        lastName: ERASED_NAME,
+        chatId: null,
+        plannerId: null,
+        memberNumber: null,
+        contacts: [],
+        erased: true,
+      });
+      person.version += 1;
+      // As the database adapter: the calendar has nothing more to announce of them.
+      for (const membership of person.memberships) {
+        const state = this.store.state.calendar.get(membership.id);
+        if (state) Object.assign(state, { startAnnounced: true, endAnnounced: true });
+      }
+    }
   }
 
   async findById(id: number): Promise<Person | null> {
@@ -92,15 +246,24 @@ export class InMemoryPersonRepository implements PersonRepository {
     person.version += 1;
   }
 
-  async insertMany(people: NewPerson[]): Promise<void> {
+  async insertMany(people: NewPerson[]): Promise<number[]> {
     const { state } = this.store;
     const incoming = new Set<string>();
+    const numbers = new Set<string>();
     for (const person of people) {
+      const memberNumber = person.memberNumber ?? null;
+      if (memberNumber !== null) {
+        this.assertMemberNumberFree(memberNumber, null);
+        if (numbers.has(memberNumber)) throw new Conflict(MEMBER_NUMBER_TAKEN);
+        numbers.add(memberNumber);
+      }
       if (person.chatId === null || !isVisible(person)) continue;
       this.assertChatIdFree(person.chatId, null);
       if (incoming.has(person.chatId)) throw new Conflict(CHAT_ID_TAKEN);
       incoming.add(person.chatId);
     }
+    const ids: number[] = [];
+    const writtenAt = this.clock.now();
     for (const person of people) {
       const stored: StoredPerson = {
         id: this.store.id('person'),
@@ -109,6 +272,8 @@ export class InMemoryPersonRepository implements PersonRepository {
         lastName: person.lastName,
         chatId: person.chatId,
         plannerId: person.plannerId,
+        memberNumber: person.memberNumber ?? null,
+        erased: false,
         version: 1,
         contacts: person.contacts.map((c) => ({ id: this.store.id('contact'), ...c })),
         memberships: person.memberships.map((m) => ({
@@ -122,7 +287,16 @@ export class InMemoryPersonRepository implements PersonRepository {
       };
       sortChildren(stored);
       state.people.set(stored.id, stored);
+      ids.push(stored.id);
+      for (const m of stored.memberships) {
+        state.calendar.set(m.id, {
+          startAnnounced: false,
+          endAnnounced: false,
+          writtenAt: new Date(writtenAt),
+        });
+      }
     }
+    return ids;
   }
 
   async chatIdsInUse(chatIds: string[]): Promise<string[]> {
@@ -149,6 +323,13 @@ export class InMemoryPersonRepository implements PersonRepository {
       if (other.id !== exceptId && other.chatId === chatId && isVisible(other)) {
         throw new Conflict(CHAT_ID_TAKEN);
       }
+    }
+  }
+
+  private assertMemberNumberFree(memberNumber: string, exceptId: number | null): void {
+    for (const other of this.store.state.people.values()) {
+      if (other.id !== exceptId && other.memberNumber === memberNumber)
+        throw new Conflict(MEMBER_NUMBER_TAKEN);
     }
   }
 

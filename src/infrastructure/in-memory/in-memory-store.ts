@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Change } from '../../application/ports/change-feed';
 import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
@@ -18,8 +20,21 @@ interface State {
   people: Map<number, StoredPerson>;
   keys: Map<number, StoredKey>;
   audit: AuditEntry[];
+  changes: Change[];
+  /** What directory_meta holds in a database. */
+  directory: { id: string; changesPrunedThrough: number };
+  /** Per membership id, what the memberships table's calendar columns hold. */
+  calendar: Map<number, { startAnnounced: boolean; endAnnounced: boolean; writtenAt: Date }>;
   clubs: Map<string, Club>;
-  nextId: { person: number; contact: number; membership: number; club: number; key: number; audit: number };
+  nextId: {
+    person: number;
+    contact: number;
+    membership: number;
+    club: number;
+    key: number;
+    audit: number;
+    change: number;
+  };
 }
 
 function emptyState(): State {
@@ -27,8 +42,11 @@ function emptyState(): State {
     people: new Map(),
     keys: new Map(),
     audit: [],
+    changes: [],
+    directory: { id: randomUUID(), changesPrunedThrough: 0 },
+    calendar: new Map(),
     clubs: new Map(),
-    nextId: { person: 1, contact: 1, membership: 1, club: 1, key: 1, audit: 1 },
+    nextId: { person: 1, contact: 1, membership: 1, club: 1, key: 1, audit: 1, change: 1 },
   };
 }
 

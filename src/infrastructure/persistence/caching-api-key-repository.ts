@@ -48,6 +48,10 @@ export class CachingApiKeyRepository implements ApiKeyRepository {
     return this.inner.listActive(accountId, now);
   }
 
+  listAll(accountId: number): Promise<ApiKey[]> {
+    return this.inner.listAll(accountId);
+  }
+
   countActive(accountId: number, now: Date): Promise<number> {
     return this.inner.countActive(accountId, now);
   }

@@ -1,5 +1,4 @@
 import type { KeyCredential } from '../../application/ports/api-key-repository';
-import type { Database } from './database';
 
 /** Where revocations and account changes are reported, so that no cached credential outlives them. */
 export interface CredentialChanges {
@@ -124,20 +123,4 @@ export class CredentialCache implements CredentialChanges {
     }
     this.entries.set(tokenHash, entry);
   }
-}
-
-const caches = new WeakMap<Database, CredentialCache>();
-
-/**
- * The one cache of a database: every container built on the same Database object (the server
- * and, in tests, a command-line container beside it) sees the same entries, so a change made
- * through any of them is honoured by all at once.
- */
-export function credentialCacheFor(database: Database): CredentialCache {
-  let cache = caches.get(database);
-  if (cache === undefined) {
-    cache = new CredentialCache({ alwaysUsable: database.kind === 'pglite' });
-    caches.set(database, cache);
-  }
-  return cache;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DomainError } from '../../domain/errors';
 
 /** The file inside DATA_DIR that says which process has the embedded database open. */
 export const LOCK_FILE = 'membership-directory.lock';
@@ -16,8 +15,19 @@ export interface LockOwner {
   socket: string | null;
 }
 
+/**
+ * The embedded database's directory cannot be used: an operator's problem, not a use case's, so
+ * not one of the domain's errors; the service's start-up and the command line report it.
+ */
+export class DataDirectoryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** Another live process has the directory open: PGlite would silently lose one side's writes. */
-export class DataDirectoryInUse extends DomainError {
+export class DataDirectoryInUse extends DataDirectoryError {
   constructor(
     readonly dataDir: string,
     readonly owner: LockOwner,

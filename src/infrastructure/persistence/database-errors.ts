@@ -43,6 +43,7 @@ const UNAVAILABLE_MESSAGES = [
 /** Messages for the unique constraints a client can run into. */
 const CONFLICT_MESSAGES: Record<string, string> = {
   people_member_chat_id_key: 'chat_id is already used by another person',
+  people_member_number_key: 'member_number is already used by another person',
   people_username_key: 'username is already taken',
   api_keys_token_hash_key: 'a key with this token already exists',
   clubs_name_key: 'a club with this name already exists',

@@ -13,6 +13,9 @@ import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './pr
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
+import { ChangeLog1767484800000 } from './migrations/1767484800000-change-log';
+import { MemberNumbersAndErasure1767657600000 } from './migrations/1767657600000-member-numbers-and-erasure';
+import { Webhooks1767571200000 } from './migrations/1767571200000-webhooks';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -36,6 +39,12 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** PostgreSQL only: work in this schema (search_path "<schema>, public"), created if missing. */
   schema?: string;
+  /**
+   * PGlite only: start from this dumped data directory (`PGlite.dumpDataDir`) instead of an empty
+   * database. Tests start every database from one migrated snapshot: about five times faster than
+   * creating and migrating each.
+   */
+  loadDataDir?: Blob;
 }
 
 /**
@@ -51,6 +60,9 @@ export const MIGRATIONS = [
   InitialSchema1767225600000,
   CaseFoldedColumns1767312000000,
   ChatIdUniqueAmongMembers1767398400000,
+  ChangeLog1767484800000,
+  Webhooks1767571200000,
+  MemberNumbersAndErasure1767657600000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */
@@ -96,7 +108,11 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     // Private from the start (openDatabase also tightens an existing one; see preparePrivateDataDir).
     if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     // The options-object form: `new PGlite(undefined, { extensions })` ignores the extensions.
-    const pglite = new PGlite({ dataDir: options.dataDir, extensions: { pg_trgm } });
+    const pglite = new PGlite({
+      dataDir: options.dataDir,
+      extensions: { pg_trgm },
+      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    });
     const gate = new PgliteGate(pglite);
     const dataSource = new DataSource({
       ...common,

@@ -29,7 +29,7 @@ export function personFilterSql(
     return `$${params.length}`;
   };
 
-  if (options.visibleOnly) conditions.push(`p.role = 'member'`);
+  if (options.visibleOnly) conditions.push(`p.role = 'member' AND p.erased_at IS NULL`);
   const after = options.after === undefined ? undefined : param(options.after);
   if (after !== undefined) conditions.push(`p.id > ${after}`);
   if (filter.email !== undefined) {
@@ -47,6 +47,9 @@ export function personFilterSql(
     conditions.push(`p.last_name_folded LIKE ${param(`%${escapeLike(foldCase(filter.lastName))}%`)}`);
   }
   if (filter.chatId !== undefined) conditions.push(`p.chat_id = ${param(filter.chatId)}`);
+  if (filter.memberNumber !== undefined) {
+    conditions.push(`p.member_number = ${param(filter.memberNumber)}`);
+  }
   if (filter.active !== undefined) {
     const today = param(options.today);
     // Repeating the page start inside the probe lets the planner seek the memberships index from

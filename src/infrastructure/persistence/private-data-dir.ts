@@ -1,7 +1,6 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DomainError } from '../../domain/errors';
-import { LOCK_FILE } from './data-dir-lock';
+import { DataDirectoryError, LOCK_FILE } from './data-dir-lock';
 import { SOCKET_NAME } from './database-socket-path';
 
 /** Group and other permission bits. */
@@ -11,7 +10,7 @@ const GROUP_OTHER = 0o077;
 const DATABASE_MARKER = 'PG_VERSION';
 
 /** DATA_DIR is not the service user's alone, and cannot safely be made so. */
-export class DataDirectoryNotPrivate extends DomainError {}
+export class DataDirectoryNotPrivate extends DataDirectoryError {}
 
 export interface PrivateDataDir {
   /** The directory, absolute. */

@@ -3,20 +3,31 @@ import type { Transaction } from '../../application/ports/unit-of-work';
 import { TypeOrmAccountRepository } from './typeorm-account-repository';
 import { TypeOrmApiKeyRepository } from './typeorm-api-key-repository';
 import { TypeOrmAuditLog } from './typeorm-audit-log';
+import { TypeOrmChangeLog } from './typeorm-change-log';
+import { TypeOrmMembershipCalendar } from './typeorm-membership-calendar';
 import { type StreamSharing, TypeOrmPersonRepository } from './typeorm-person-repository';
+
+export interface TypeOrmRepositories extends Transaction {
+  /** Written by TypeOrmUnitOfWork just before it commits; see TypeOrmChangeLog. */
+  changes: TypeOrmChangeLog;
+}
 
 /**
  * The TypeORM adapters of every repository port, all bound to one manager (and its transaction).
  * `streaming` makes the streams of every repository given it share the database with lookups.
+ * `changesAtCommit`: the manager is a unit of work's transaction, which writes the changes
+ * recorded through them when it commits (see TypeOrmChangeLog).
  */
 export function createRepositories(
   manager: EntityManager,
-  options: { streaming?: StreamSharing } = {},
-): Transaction {
+  options: { streaming?: StreamSharing; changesAtCommit?: boolean } = {},
+): TypeOrmRepositories {
   return {
     people: new TypeOrmPersonRepository(manager, options.streaming),
     accounts: new TypeOrmAccountRepository(manager),
     keys: new TypeOrmApiKeyRepository(manager),
     audit: new TypeOrmAuditLog(manager),
+    changes: new TypeOrmChangeLog(manager, options.changesAtCommit === true),
+    calendar: new TypeOrmMembershipCalendar(manager),
   };
 }

@@ -117,6 +117,16 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
     });
   }
 
+  listAll(accountId: number): Promise<ApiKey[]> {
+    return withDatabaseErrors(async () => {
+      const rows = await this.keys.find({
+        where: { personId: accountId },
+        order: { createdAt: 'ASC', id: 'ASC' },
+      });
+      return rows.map(toApiKey);
+    });
+  }
+
   countActive(accountId: number, now: Date): Promise<number> {
     return withDatabaseErrors(() => this.keys.count({ where: this.active(accountId, now) }));
   }

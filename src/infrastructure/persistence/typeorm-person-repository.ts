@@ -1,12 +1,22 @@
 import type { EntityManager, Repository } from 'typeorm';
-import type { NewPerson, PersonQuery, PersonRepository } from '../../application/ports/person-repository';
+import type { RenderedPerson } from '../../application/people/person-view';
+import type {
+  NewContact,
+  NewMembership,
+  NewPerson,
+  PersonIdentity,
+  PersonQuery,
+  PersonReplacement,
+  PersonRepository,
+} from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
-import type { Person, PersonChanges } from '../../domain/person';
+import { ERASED_NAME, type Person, type PersonChanges, type Role } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
-import { PERSON_COLUMNS, type PersonRecord, toPerson } from './person-rows';
+import { personJsonSql } from './person-json-sql';
+import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /**
@@ -21,6 +31,18 @@ const INSERT_CHUNK_SIZE = 5000;
 /** What the email filter compares: an email's folded value; other kinds have none. */
 function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
+}
+
+const renderedSql = new Map<string, string>();
+
+/** The person's JSON text, for the date in parameter `today` (built once per parameter number). */
+function renderedPerson(today: string): string {
+  let sql = renderedSql.get(today);
+  if (sql === undefined) {
+    sql = personJsonSql(today);
+    renderedSql.set(today, sql);
+  }
+  return sql;
 }
 
 /** How streams share the database with lookups, however many of them run. */
@@ -52,12 +74,34 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   async *stream(query: PersonQuery): AsyncIterable<Person> {
-    yield* this.batches((after) => this.condition(query, after), query.after);
+    yield* this.batches(
+      (after) => this.condition(query, after),
+      (condition, size) => this.select(condition, size),
+      query.after,
+    );
+  }
+
+  searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
+    return withDatabaseErrors(() =>
+      this.selectRendered(this.condition(query, query.after), query.today, limit),
+    );
+  }
+
+  async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
+    yield* this.batches(
+      (after) => this.condition(query, after),
+      (condition, size) => this.selectRendered(condition, query.today, size),
+      query.after,
+    );
   }
 
   async *streamAll(): AsyncIterable<Person> {
-    yield* this.batches((after) =>
-      after === undefined ? { sql: 'TRUE', params: [] } : { sql: 'p.id > $1', params: [after] },
+    yield* this.batches(
+      (after) =>
+        after === undefined
+          ? { sql: 'p.erased_at IS NULL', params: [] }
+          : { sql: 'p.erased_at IS NULL AND p.id > $1', params: [after] },
+      (condition, size) => this.select(condition, size),
     );
   }
 
@@ -69,7 +113,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   findByIdForUpdate(id: number): Promise<Person | null> {
     return withDatabaseErrors(async () => {
-      const rows: PersonRecord[] = await this.manager.query(
+      const rows: PersonSelectRow[] = await this.manager.query(
         `SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id = $1 FOR UPDATE OF p`,
         [id],
       );
@@ -95,13 +139,149 @@ export class TypeOrmPersonRepository implements PersonRepository {
     });
   }
 
-  insertMany(people: NewPerson[]): Promise<void> {
+  insertMany(people: NewPerson[]): Promise<number[]> {
     return withDatabaseErrors(async () => {
-      if (people.length === 0) return;
+      if (people.length === 0) return [];
       const clubIds = await this.clubIds(people.flatMap((p) => p.memberships.map((m) => m.club)));
+      const ids: number[] = [];
       for (let start = 0; start < people.length; start += INSERT_CHUNK_SIZE) {
-        await this.insertChunk(people.slice(start, start + INSERT_CHUNK_SIZE), clubIds);
+        ids.push(...(await this.insertChunk(people.slice(start, start + INSERT_CHUNK_SIZE), clubIds)));
       }
+      return ids;
+    });
+  }
+
+  findMany(ids: number[]): Promise<Person[]> {
+    return withDatabaseErrors(async () => {
+      if (ids.length === 0) return [];
+      const rows: PersonSelectRow[] = await this.manager.query(
+        `SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id = ANY($1::int[]) ORDER BY p.id`,
+        [ids],
+      );
+      return rows.map(toPerson);
+    });
+  }
+
+  findIdentities(keys: {
+    ids: number[];
+    memberNumbers: string[];
+    chatIds: string[];
+  }): Promise<PersonIdentity[]> {
+    return this.identities(
+      `p.id = ANY($1::int[]) OR p.member_number = ANY($2::text[])
+        OR (p.chat_id = ANY($3::text[]) AND p.role = 'member')`,
+      [keys.ids, keys.memberNumbers, keys.chatIds],
+    );
+  }
+
+  membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
+    return this.identities("p.role = 'member' AND p.erased_at IS NULL AND NOT (p.id = ANY($1::int[]))", [
+      ids,
+    ]);
+  }
+
+  membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
+    return this.identities(
+      `p.role = 'member' AND p.erased_at IS NULL AND p.username IS NULL
+        AND EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id)
+        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id
+                         AND (m.end_date IS NULL OR m.end_date >= $1::date))`,
+      [date],
+    );
+  }
+
+  releaseIdentifiers(chatIdsOf: number[], memberNumbersOf: number[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (chatIdsOf.length > 0) {
+        await this.manager.query('UPDATE people SET chat_id = NULL WHERE id = ANY($1::int[])', [chatIdsOf]);
+      }
+      if (memberNumbersOf.length > 0) {
+        await this.manager.query('UPDATE people SET member_number = NULL WHERE id = ANY($1::int[])', [
+          memberNumbersOf,
+        ]);
+      }
+    });
+  }
+
+  // A batch of people, one statement a table: SQL.
+  replaceMany(replacements: PersonReplacement[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (replacements.length === 0) return;
+      // Fields left alone come as null with a flag saying so: a set field may become null too.
+      const has = (key: keyof PersonReplacement['fields']) => replacements.map((r) => key in r.fields);
+      const value = (key: keyof PersonReplacement['fields']) =>
+        replacements.map((r) => r.fields[key] ?? null);
+      const firstNames = value('firstName');
+      const lastNames = value('lastName');
+      await this.manager.query(
+        `UPDATE people p SET
+            first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
+            first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
+            last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
+            last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END,
+            chat_id = CASE WHEN v.has_chat THEN v.chat_id ELSE p.chat_id END,
+            planner_id = CASE WHEN v.has_planner THEN v.planner_id ELSE p.planner_id END,
+            member_number = CASE WHEN v.has_number THEN v.member_number ELSE p.member_number END,
+            version = p.version + 1,
+            updated_at = now()
+           FROM unnest($1::int[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[],
+                       $8::bool[], $9::text[], $10::bool[], $11::text[], $12::bool[], $13::text[])
+             AS v(id, has_first, first_name, first_folded, has_last, last_name, last_folded,
+                  has_chat, chat_id, has_planner, planner_id, has_number, member_number)
+          WHERE p.id = v.id`,
+        [
+          replacements.map((r) => r.id),
+          has('firstName'),
+          firstNames,
+          firstNames.map((name) => (name === null ? null : foldCase(name))),
+          has('lastName'),
+          lastNames,
+          lastNames.map((name) => (name === null ? null : foldCase(name))),
+          has('chatId'),
+          value('chatId'),
+          has('plannerId'),
+          value('plannerId'),
+          has('memberNumber'),
+          value('memberNumber'),
+        ],
+      );
+      const removedContacts = replacements.flatMap((r) => r.removeContacts);
+      if (removedContacts.length > 0) {
+        await this.manager.query('DELETE FROM contacts WHERE id = ANY($1::int[])', [removedContacts]);
+      }
+      const removedMemberships = replacements.flatMap((r) => r.removeMemberships);
+      if (removedMemberships.length > 0) {
+        await this.manager.query('DELETE FROM memberships WHERE id = ANY($1::int[])', [removedMemberships]);
+      }
+      await this.insertContacts(
+        replacements.flatMap((r) => r.addContacts.map((c) => ({ personId: r.id, ...c }))),
+      );
+      const memberships = replacements.flatMap((r) =>
+        r.addMemberships.map((m) => ({ personId: r.id, ...m })),
+      );
+      if (memberships.length > 0) {
+        await this.insertMemberships(memberships, await this.clubIds(memberships.map((m) => m.club)));
+      }
+    });
+  }
+
+  erase(ids: number[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (ids.length === 0) return;
+      await this.manager.query('DELETE FROM contacts WHERE person_id = ANY($1::int[])', [ids]);
+      await this.manager.query(
+        `UPDATE people SET first_name = $2, last_name = $2, first_name_folded = $3, last_name_folded = $3,
+                chat_id = NULL, planner_id = NULL, member_number = NULL, erased_at = now(),
+                version = version + 1, updated_at = now()
+          WHERE id = ANY($1::int[])`,
+        [ids, ERASED_NAME, foldCase(ERASED_NAME)],
+      );
+      // The periods stay for the statistics, but an erased person has no more changes to tell:
+      // the calendar must not announce their memberships starting or ending.
+      await this.manager.query(
+        'UPDATE memberships SET start_announced = true, end_announced = true WHERE person_id = ANY($1::int[])',
+        [ids],
+      );
     });
   }
 
@@ -127,23 +307,33 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   private async select(condition: SqlCondition, limit: number): Promise<Person[]> {
-    const rows: PersonRecord[] = await this.manager.query(
+    const rows: PersonSelectRow[] = await this.manager.query(
       `SELECT ${PERSON_COLUMNS} FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${condition.params.length + 1}`,
       [...condition.params, limit],
     );
     return rows.map(toPerson);
   }
 
-  private async *batches(
+  /** People as JSON text, rendered by the database (the read model, see person-json-sql.ts). */
+  private selectRendered(condition: SqlCondition, today: string, limit: number): Promise<RenderedPerson[]> {
+    const n = condition.params.length;
+    return this.manager.query(
+      `SELECT p.id, ${renderedPerson(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`,
+      [...condition.params, today, limit],
+    );
+  }
+
+  private async *batches<T extends { id: number }>(
     conditionAfter: (after: number | undefined) => SqlCondition,
+    select: (condition: SqlCondition, size: number) => Promise<T[]>,
     start?: number,
-  ): AsyncIterable<Person> {
+  ): AsyncIterable<T> {
     let after = start;
     for (let first = true; ; first = false) {
       // The first batch runs at once, like a page: it is all that a lookup or a short list needs.
       // Only long streams read more, and those batches take turns.
       const size = first ? STREAM_BATCH_SIZE : (this.sharing?.laterBatchSize ?? STREAM_BATCH_SIZE);
-      const read = () => this.select(conditionAfter(after), size);
+      const read = () => select(conditionAfter(after), size);
       const lane = first ? undefined : this.sharing?.lane;
       const batch = await withDatabaseErrors(() => lane?.run(read) ?? read());
       yield* batch;
@@ -167,7 +357,70 @@ export class TypeOrmPersonRepository implements PersonRepository {
     return new Map(rows.map((row) => [row.name, row.id]));
   }
 
-  private async insertChunk(people: NewPerson[], clubIds: Map<string, number>): Promise<void> {
+  private async identities(condition: string, params: unknown[]): Promise<PersonIdentity[]> {
+    return withDatabaseErrors(async () => {
+      const rows: {
+        id: number;
+        role: Role;
+        erased: boolean;
+        chat_id: string | null;
+        member_number: string | null;
+        has_account: boolean;
+        first_name: string;
+        last_name: string;
+      }[] = await this.manager.query(
+        `SELECT p.id, p.role, p.erased_at IS NOT NULL AS erased, p.chat_id, p.member_number,
+                p.username IS NOT NULL AS has_account, p.first_name, p.last_name
+           FROM people p WHERE ${condition} ORDER BY p.id`,
+        params,
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        role: row.role,
+        erased: row.erased,
+        chatId: row.chat_id,
+        memberNumber: row.member_number,
+        hasAccount: row.has_account,
+        firstName: row.first_name,
+        lastName: row.last_name,
+      }));
+    });
+  }
+
+  private async insertContacts(contacts: (NewContact & { personId: number })[]): Promise<void> {
+    if (contacts.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO contacts (person_id, kind, value, label, value_folded)
+       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`,
+      [
+        contacts.map((c) => c.personId),
+        contacts.map((c) => c.kind),
+        contacts.map((c) => c.value),
+        contacts.map((c) => c.label),
+        contacts.map(foldedValue),
+      ],
+    );
+  }
+
+  private async insertMemberships(
+    memberships: (NewMembership & { personId: number })[],
+    clubIds: Map<string, number>,
+  ): Promise<void> {
+    if (memberships.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO memberships (person_id, club_id, kind, start_date, end_date)
+       SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::date[], $5::date[])`,
+      [
+        memberships.map((m) => m.personId),
+        memberships.map((m) => clubIds.get(m.club)),
+        memberships.map((m) => m.kind),
+        memberships.map((m) => m.startDate),
+        memberships.map((m) => m.endDate),
+      ],
+    );
+  }
+
+  private async insertChunk(people: NewPerson[], clubIds: Map<string, number>): Promise<number[]> {
     // Ids are drawn first so that contacts and memberships can refer to them without relying on
     // the order of RETURNING. Sorted, so that people keep the order they came in.
     const idRows: { id: number }[] = await this.manager.query(
@@ -177,8 +430,10 @@ export class TypeOrmPersonRepository implements PersonRepository {
     const ids = idRows.map((row) => row.id).sort((a, b) => a - b);
 
     await this.manager.query(
-      `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, first_name_folded, last_name_folded)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
+      `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, member_number,
+                           first_name_folded, last_name_folded)
+       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[])`,
       [
         ids,
         people.map((p) => p.role),
@@ -186,39 +441,16 @@ export class TypeOrmPersonRepository implements PersonRepository {
         people.map((p) => p.lastName),
         people.map((p) => p.chatId),
         people.map((p) => p.plannerId),
+        people.map((p) => p.memberNumber ?? null),
         people.map((p) => foldCase(p.firstName)),
         people.map((p) => foldCase(p.lastName)),
       ],
     );
-
-    const contacts = people.flatMap((p, i) => p.contacts.map((c) => ({ personId: ids[i], ...c })));
-    if (contacts.length > 0) {
-      await this.manager.query(
-        `INSERT INTO contacts (person_id, kind, value, label, value_folded)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`,
-        [
-          contacts.map((c) => c.personId),
-          contacts.map((c) => c.kind),
-          contacts.map((c) => c.value),
-          contacts.map((c) => c.label),
-          contacts.map(foldedValue),
-        ],
-      );
-    }
-
-    const memberships = people.flatMap((p, i) => p.memberships.map((m) => ({ personId: ids[i], ...m })));
-    if (memberships.length > 0) {
-      await this.manager.query(
-        `INSERT INTO memberships (person_id, club_id, kind, start_date, end_date)
-         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::date[], $5::date[])`,
-        [
-          memberships.map((m) => m.personId),
-          memberships.map((m) => clubIds.get(m.club)),
-          memberships.map((m) => m.kind),
-          memberships.map((m) => m.startDate),
-          memberships.map((m) => m.endDate),
-        ],
-      );
-    }
+    await this.insertContacts(people.flatMap((p, i) => p.contacts.map((c) => ({ personId: ids[i], ...c }))));
+    await this.insertMemberships(
+      people.flatMap((p, i) => p.memberships.map((m) => ({ personId: ids[i], ...m }))),
+      clubIds,
+    );
+    return ids;
   }
 }

@@ -12,6 +12,8 @@ import { addPerson, cli } from './cli-harness';
 
 const PASSWORD = 'a good long password';
 
+// The checks use the tool's own container, as one process has one: its credential cache is the one
+// the commands' changes invalidate (the service beside the tool: beside-the-service.test.ts).
 describe.each(testDatabases)('accounts commands on $name', (target) => {
   let database: Database;
   let container: Container;
@@ -152,14 +154,16 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     const username = uniqueName('perm');
     await create(username, ['--permissions', 'read']);
 
-    expect(await cli(database, ['accounts', 'grant', username, 'write'])).toMatchObject({
+    expect(await cli(database, ['accounts', 'grant', username, 'write'], { container })).toMatchObject({
       code: 0,
       stdout: `granted write to "${username}"; its permissions: read,write\n`,
     });
     const token = await tokenFor(username);
     expect((await container.get(AuthenticateKey).execute({ token })).permissions).toEqual(['read', 'write']);
 
-    expect(await cli(database, ['accounts', 'revoke', username, 'write'])).toMatchObject({ code: 0 });
+    expect(await cli(database, ['accounts', 'revoke', username, 'write'], { container })).toMatchObject({
+      code: 0,
+    });
     expect((await container.get(AuthenticateKey).execute({ token })).permissions).toEqual(['read']);
     expect(await listed(username)).toMatchObject({ permissions: ['read'], active_keys: 1 });
     expect((await cli(database, ['accounts', 'revoke', username, 'write'])).stdout).toMatch(
@@ -188,7 +192,7 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     const token = await tokenFor(username);
     await container.get(AuthenticateKey).execute({ token });
 
-    expect(await cli(database, ['accounts', 'disable', username])).toMatchObject({
+    expect(await cli(database, ['accounts', 'disable', username], { container })).toMatchObject({
       code: 0,
       stdout: `disabled "${username}"\n`,
     });
@@ -196,7 +200,7 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     await expect(container.get(AuthenticateKey).execute({ token })).rejects.toThrow(/disabled/);
     await expect(tokenFor(username)).rejects.toThrow();
     expect(await listed(username)).toMatchObject({ disabled: true });
-    expect(await cli(database, ['accounts', 'enable', username])).toMatchObject({ code: 0 });
+    expect(await cli(database, ['accounts', 'enable', username], { container })).toMatchObject({ code: 0 });
     await expect(container.get(AuthenticateKey).execute({ token })).resolves.toMatchObject({
       permissions: ['read'],
     });
@@ -223,7 +227,7 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     for (const output of [table.stdout, json.stdout]) expect(output).not.toMatch(/\$2[aby]\$/);
   });
 
-  it('writes every account change to the audit log as made by the operator, and audit shows it', async () => {
+  it('writes every account change to the audit log as made by the command line (cli), and audit shows it', async () => {
     const username = uniqueName('audited');
     const created = await create(username, ['--permissions', 'read']);
     const personId = Number(/person (\d+)/.exec(created.stdout)?.[1]);
@@ -253,7 +257,7 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     expect(changes).toHaveLength(6);
     expect(entries.every((e) => e.actor_account_id === null && e.subject_id === personId)).toBe(true);
     expect(lines.stdout.split('\n')[0]).toMatch(
-      /^\S+Z {2}operator {2}account\.disable {2}account \d+ {2}disabled: "false" -> "true"$/,
+      /^\S+Z {2}cli {2}account\.disable {2}account \d+ {2}disabled: "false" -> "true"$/,
     );
     expect(lines.stdout + json.stdout).not.toContain('another password');
   });

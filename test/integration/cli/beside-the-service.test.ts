@@ -330,6 +330,58 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
       expect(await nextAnswerAfter(['accounts', 'revoke', 'bot', 'read'], 'revoked')).toBe(401);
     }, 120_000);
 
+    it('syncs and erases through the service, whose next answers show it', async () => {
+      const dataDir = newDirectory('beside-sync-');
+      const service = await serve(dataDir);
+      const token = await keyHolder(service, dataDir, 'secretary');
+      const loaded = await runTool(['import', importFile(dataDir, 'sync', 3)], { dataDir });
+      expect(loaded.stdout).toMatch(/: 3 added, 0 updated, 0 unchanged, 0 erased/);
+      const exported = join(dataDir, 'roster.json');
+      expect((await runTool(['export', exported], { dataDir })).code).toBe(0);
+      const roster = (
+        JSON.parse(readFileSync(exported, 'utf8')) as { id: number; role: string; last_name: string }[]
+      ).filter((r) => r.role === 'member');
+      const [first, second, third] = roster;
+      const edited = join(dataDir, 'edited.json');
+      writeFileSync(edited, JSON.stringify([{ ...first, last_name: 'Renamed' }, second, third]));
+
+      const dry = await runTool(['import', edited, '--dry-run'], { dataDir });
+      expect(dry.stdout).toContain(`person ${first.id}: last_name: "${first.last_name}" -> "Renamed"`);
+      expect(await countPeople(service, token, 'Renamed')).toBe(0);
+      const synced = await runTool(['import', edited], { dataDir });
+      expect(synced.stdout).toMatch(/: 0 added, 1 updated, 2 unchanged, 0 erased/);
+      expect(await countPeople(service, token, 'Renamed')).toBe(1);
+
+      const erased = await runTool(['people', 'erase', String(second.id)], { dataDir });
+      expect(erased).toMatchObject({ code: 0, stdout: `erased person ${second.id}\n` });
+      expect((await get(service, `/people/${second.id}`, token)).status).toBe(404);
+      const held = await runTool(
+        [
+          'accounts',
+          'create',
+          '--username',
+          'member3',
+          '--person-id',
+          String(third.id),
+          '--permissions',
+          'read',
+          '--password-env',
+          'TOOL_PASSWORD',
+        ],
+        { dataDir },
+      );
+      expect(held.code).toBe(0);
+      const memberKey = ((await (await issueKey(service, 'member3')).json()) as { token: string }).token;
+      expect((await get(service, '/keys', memberKey)).status).toBe(200);
+      expect((await runTool(['people', 'erase', String(third.id), '--yes'], { dataDir })).code).toBe(0);
+      expect((await get(service, '/keys', memberKey)).status).toBe(401);
+      const data = await runTool(['people', 'export-data', String(third.id)], { dataDir });
+      expect(JSON.parse(data.stdout)).toMatchObject({
+        person: { erased: true },
+        account: { disabled: true },
+      });
+    }, 120_000);
+
     it('loses no write when HTTP and the tool write at once, and keeps nothing of what the tool rolls back', async () => {
       const dataDir = newDirectory('beside-writes-');
       const service = await serve(dataDir);

@@ -27,6 +27,8 @@ export async function cli(
     stdin?: string;
     env?: Record<string, string>;
     overrides?: ContainerOverrides;
+    /** The container the test itself uses on `database`: the tool then runs in it (one per process). */
+    container?: Container;
     ttyStderr?: boolean;
   } = {},
 ): Promise<CliResult> {
@@ -41,6 +43,7 @@ export async function cli(
     stderr: stderr.stream,
     env: { BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...options.env },
     overrides: options.overrides,
+    container: options.container,
   });
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: stdout.text(), stderr: stderr.text() };

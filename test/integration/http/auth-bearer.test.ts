@@ -3,12 +3,10 @@ import type { AccountRepository } from '../../../src/application/ports/account-r
 import { TYPES } from '../../../src/application/ports/tokens';
 import { TokenCodec } from '../../../src/infrastructure/security/token-codec';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
+import { BEARER_CHALLENGE, INSUFFICIENT_SCOPE, INVALID_TOKEN } from '../../support/challenges';
 import { testDatabases } from '../../support/databases';
 import { FakeClock } from '../../unit/support/fake-clock';
 
-const CHALLENGE = 'Bearer realm="membership-directory"';
-const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
-const INSUFFICIENT_SCOPE = `${CHALLENGE}, error="insufficient_scope"`;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Call = (app: TestApp['app'], authorization: string | null) => request.Test;
@@ -55,10 +53,15 @@ describe.each(testDatabases)('bearer authentication on $name', (target) => {
 
   describe('refusals without a usable token', () => {
     const cases: [string, () => string | null, string, string][] = [
-      ['no Authorization header', () => null, 'missing bearer token', CHALLENGE],
-      ['an empty Authorization header', () => '', 'missing bearer token', CHALLENGE],
-      ['the Basic scheme', () => 'Basic dXNlcjpwYXNz', 'authorization scheme must be Bearer', CHALLENGE],
-      ['another scheme', () => 'Token abc', 'authorization scheme must be Bearer', CHALLENGE],
+      ['no Authorization header', () => null, 'missing bearer token', BEARER_CHALLENGE],
+      ['an empty Authorization header', () => '', 'missing bearer token', BEARER_CHALLENGE],
+      [
+        'the Basic scheme',
+        () => 'Basic dXNlcjpwYXNz',
+        'authorization scheme must be Bearer',
+        BEARER_CHALLENGE,
+      ],
+      ['another scheme', () => 'Token abc', 'authorization scheme must be Bearer', BEARER_CHALLENGE],
       ['the scheme alone', () => 'Bearer', 'malformed bearer token', INVALID_TOKEN],
       [
         'two tokens',

@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { CreateAccount } from '../../../src/application/accounts/create-account';
 import { ImportPeople } from '../../../src/application/people/import-people';
+import { SystemClock } from '../../../src/infrastructure/system-clock';
+import { fromArray } from '../../unit/import/import-fixture';
 import type { PasswordHasher } from '../../../src/application/ports/password-hasher';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { UnitOfWork } from '../../../src/application/ports/unit-of-work';
@@ -80,12 +82,12 @@ describe.each(testDatabases)('chat_ids of hidden people on $name', (target) => {
       ...fields,
     });
 
-    await new ImportPeople(unitOfWork()).execute({
-      records: [
+    await new ImportPeople(unitOfWork(), new SystemClock('UTC')).execute({
+      records: fromArray([
         record({ role: 'admin', chat_id: memberChat }),
         record({ role: 'member', chat_id: adminChat }),
         record({ role: 'admin', chat_id: adminChat }),
-      ],
+      ]),
     });
 
     expect(await idsWithChatId(memberChat)).toEqual([memberId]);
@@ -96,9 +98,11 @@ describe.each(testDatabases)('chat_ids of hidden people on $name', (target) => {
     const chatId = uniqueName('chat');
     await t.addPeople([newPerson({ chatId })]);
     await expect(
-      new ImportPeople(unitOfWork()).execute({
-        records: [{ first_name: 'A', last_name: 'B', chat_id: chatId, contacts: [], memberships: [] }],
+      new ImportPeople(unitOfWork(), new SystemClock('UTC')).execute({
+        records: fromArray([
+          { first_name: 'A', last_name: 'B', chat_id: chatId, contacts: [], memberships: [] },
+        ]),
       }),
-    ).rejects.toThrow('already used by a person in the directory');
+    ).rejects.toThrow('whom no record names');
   });
 });

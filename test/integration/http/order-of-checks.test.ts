@@ -3,11 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
+import { BEARER_CHALLENGE, INSUFFICIENT_SCOPE, INVALID_TOKEN } from '../../support/challenges';
 import { testDatabases } from '../../support/databases';
 
 const LIMIT = 3;
-const CHALLENGE = 'Bearer realm="membership-directory"';
-const INSUFFICIENT_SCOPE = `${CHALLENGE}, error="insufficient_scope"`;
 
 type Method = 'get' | 'head' | 'post' | 'patch' | 'delete';
 
@@ -109,6 +108,8 @@ function badRequests(absentId: number): BadRequest[] {
       contentType: 'text/plain',
       body: 'x',
     },
+    { title: 'GET /changes with a malformed cursor', method: 'get', path: '/changes?after=nonsense' },
+    { title: 'GET /changes with limit out of range', method: 'get', path: '/changes?limit=1001' },
     { title: 'DELETE /keys/:id with a malformed id', method: 'delete', path: '/keys/x' },
     { title: 'DELETE /keys/:id of no key', method: 'delete', path: `/keys/${absentId}` },
   ];
@@ -144,14 +145,14 @@ describe.each(testDatabases)('the order of checks on Bearer routes on $name', (t
     it('answers 401 with the challenge when no token is sent', async () => {
       const res = await send(bad);
       expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+      expect(res.headers['www-authenticate']).toBe(BEARER_CHALLENGE);
       if (bad.method !== 'head') expect(res.body).toEqual({ errors: ['missing bearer token'] });
     });
 
     it('answers 401 to a token that was never issued', async () => {
       const res = await send(bad, 'Bearer mdk_0000000000000000000000000000000000000000');
       expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token"`);
+      expect(res.headers['www-authenticate']).toBe(INVALID_TOKEN);
     });
 
     it('answers 401 naming the missing permission before looking at the request', async () => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { AuditLog } from '../../../src/application/ports/audit-log';
 import { TYPES } from '../../../src/application/ports/tokens';
-import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
+import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
 describe.each(testDatabases)('one person over HTTP on $name', (target) => {
@@ -16,11 +16,6 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
   });
   afterAll(() => t.close());
 
-  async function addPerson(fields: Parameters<typeof newPerson>[0] = {}): Promise<number> {
-    const [id] = await t.addPeople([newPerson(fields)]);
-    return id;
-  }
-
   const get = (path: string, token = reader) =>
     request(t.app).get(path).set('Authorization', `Bearer ${token}`);
   const patch = (path: string, token = writer) =>
@@ -28,7 +23,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
 
   describe('GET /people/:id', () => {
     it('answers the person with a strong ETag', async () => {
-      const id = await addPerson({ firstName: 'Vera', lastName: 'Rubin', chatId: uniqueName('chat') });
+      const id = await t.addPerson({ firstName: 'Vera', lastName: 'Rubin', chatId: uniqueName('chat') });
       const res = await get(`/people/${id}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -42,7 +37,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     });
 
     it('answers 304 to If-None-Match with the current tag, and 200 to a stale one', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const first = await get(`/people/${id}`);
       const etag = first.headers.etag;
       const same = await get(`/people/${id}`).set('If-None-Match', etag);
@@ -60,7 +55,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     });
 
     it('answers 404 for a missing person and for an admin', async () => {
-      const admin = await addPerson({ role: 'admin' });
+      const admin = await t.addPerson({ role: 'admin' });
       for (const id of [admin, 2_000_000_000]) {
         const res = await get(`/people/${id}`);
         expect(res.status).toBe(404);
@@ -85,7 +80,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
 
   describe('PATCH /people/:id', () => {
     it('takes the interface document form, person[field] keys in a JSON object', async () => {
-      const id = await addPerson({ firstName: 'Old', lastName: 'Name' });
+      const id = await t.addPerson({ firstName: 'Old', lastName: 'Name' });
       const chatId = uniqueName('chat');
       const res = await patch(`/people/${id}`).send({
         'person[first_name]': '  Henrietta ',
@@ -99,14 +94,14 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     });
 
     it('takes the nested form', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`).send({ person: { last_name: 'Cannon' } });
       expect(res.status).toBe(200);
       expect(res.body.last_name).toBe('Cannon');
     });
 
     it('takes a form-encoded body with the same keys', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`)
         .type('form')
         .send('person%5Bfirst_name%5D=Williamina&person%5Blast_name%5D=Fleming');
@@ -118,7 +113,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
       ['null', null],
       ['an empty string', ''],
     ])('clears chat_id given %s', async (_title, value) => {
-      const id = await addPerson({ chatId: uniqueName('chat') });
+      const id = await t.addPerson({ chatId: uniqueName('chat') });
       const res = await patch(`/people/${id}`).send({ 'person[chat_id]': value });
       expect(res.status).toBe(200);
       expect(res.body.chat_id).toBeNull();
@@ -126,15 +121,15 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
 
     it('answers 409 for a chat_id another person has', async () => {
       const taken = uniqueName('chat');
-      await addPerson({ chatId: taken });
-      const id = await addPerson();
+      await t.addPerson({ chatId: taken });
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`).send({ person: { chat_id: taken } });
       expect(res.status).toBe(409);
       expect(res.body.errors[0]).toContain('chat_id');
     });
 
     it('answers 412 to a stale If-Match and 200 to the current one or *', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const original = (await get(`/people/${id}`)).headers.etag;
       const first = await patch(`/people/${id}`)
         .set('If-Match', original)
@@ -162,7 +157,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     it.each(['garbage', '"v1"', 'W/"v1-20260101"', '"v0-20260101"'])(
       'answers 412 to a malformed or weak If-Match %s',
       async (tag) => {
-        const id = await addPerson();
+        const id = await t.addPerson();
         const res = await patch(`/people/${id}`)
           .set('If-Match', tag)
           .send({ person: { first_name: 'X' } });
@@ -173,7 +168,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     it.each(['garbage', 'W/"v1-20260101"', '"v7-20260101"', '*'])(
       'answers 404, not 412, for a missing person or an admin whatever the If-Match (%s)',
       async (tag) => {
-        const admin = await addPerson({ role: 'admin' });
+        const admin = await t.addPerson({ role: 'admin' });
         for (const id of [admin, 2_000_000_000]) {
           const res = await patch(`/people/${id}`)
             .set('If-Match', tag)
@@ -187,7 +182,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     it('writes who changed what to the audit log', async () => {
       const account = await t.createAccount({ permissions: ['write'] });
       const token = await t.issueToken(account.username, account.password);
-      const id = await addPerson({ firstName: 'Before', lastName: 'Same' });
+      const id = await t.addPerson({ firstName: 'Before', lastName: 'Same' });
       const res = await patch(`/people/${id}`, token).send({
         person: { first_name: 'After', last_name: 'Same' },
       });
@@ -208,7 +203,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     });
 
     it('answers 404 for a missing person and for an admin, and changes no admin', async () => {
-      const admin = await addPerson({ role: 'admin', firstName: 'Root' });
+      const admin = await t.addPerson({ role: 'admin', firstName: 'Root' });
       for (const id of [admin, 2_000_000_000]) {
         const res = await patch(`/people/${id}`).send({ person: { first_name: 'Hacked' } });
         expect(res.status).toBe(404);
@@ -256,7 +251,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     ];
 
     it.each(badBodies)('answers 400 to a body with %s', async (_title, body, message) => {
-      const id = await addPerson({ firstName: 'Kept' });
+      const id = await t.addPerson({ firstName: 'Kept' });
       const res = await patch(`/people/${id}`).send(body as object);
       expect(res.status).toBe(400);
       expect(res.body.errors.join(' | ')).toContain(message);
@@ -264,14 +259,14 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
     });
 
     it('answers 400 to a JSON array body', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`).send([{ 'person[first_name]': 'x' }]);
       expect(res.status).toBe(400);
       expect(res.body.errors[0]).toContain('must be a JSON object');
     });
 
     it('answers 415 to a body that is neither JSON nor a form', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`).set('Content-Type', 'text/plain').send('first_name=x');
       expect(res.status).toBe(415);
       expect(res.headers['accept-patch']).toContain('application/json');
@@ -280,7 +275,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
 
   describe('permissions', () => {
     it('a read-only key cannot PATCH: 401 naming write, with a challenge', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patch(`/people/${id}`, reader).send({ person: { first_name: 'X' } });
       expect(res.status).toBe(401);
       expect(res.body.errors[0]).toContain('write');
@@ -289,7 +284,7 @@ describe.each(testDatabases)('one person over HTTP on $name', (target) => {
 
     it('a write-only key cannot read: 401 naming read', async () => {
       const token = await t.tokenWith(['write']);
-      for (const path of ['/people', `/people/${await addPerson()}`]) {
+      for (const path of ['/people', `/people/${await t.addPerson()}`]) {
         const res = await get(path, token);
         expect(res.status).toBe(401);
         expect(res.body.errors[0]).toContain('read');

@@ -140,6 +140,7 @@ describe.each(testDatabases)('searching people on $name', (target) => {
           last_name: `Lovelace${marker}`,
           chat_id: `chat-${marker}-a`,
           planner_id: 'planner-a',
+          member_number: null,
           contacts: [
             { id: expect.any(Number), kind: 'email', value: `Ada.${marker}@Example.org`, label: 'home' },
             { id: expect.any(Number), kind: 'phone', value: '+44 1', label: null },

@@ -1,12 +1,18 @@
 import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Container } from 'inversify';
+import { personView, type RenderedPerson } from '../../../src/application/people/person-view';
 import type { PersonRepository } from '../../../src/application/ports/person-repository';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { Person } from '../../../src/domain/person';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
-function syntheticPerson(id: number): Person {
+function syntheticPerson(id: number): RenderedPerson {
+  return { id, json: JSON.stringify(personView(domainPerson(id), '2025-01-01')) };
+}
+
+function domainPerson(id: number): Person {
   return {
     id,
     role: 'member',
@@ -14,6 +20,8 @@ function syntheticPerson(id: number): Person {
     lastName: `Last${id}`,
     chatId: null,
     plannerId: null,
+    memberNumber: null,
+    erased: false,
     version: 1,
     contacts: [],
     memberships: [],
@@ -30,16 +38,26 @@ describe.each(testDatabases)('streaming an unpaged search on $name', (target) =>
   let t: TestApp;
   let server: Server;
   let token: string;
-  const store = { read: 0, finished: false, failAfter: Number.POSITIVE_INFINITY };
+  const store = {
+    read: 0,
+    finished: false,
+    failAfter: Number.POSITIVE_INFINITY,
+    endAfter: Number.POSITIVE_INFINITY,
+  };
 
   beforeAll(async () => {
-    t = await createTestApp(target);
+    t = await createTestApp(target, { prepare: (container) => control(container) });
     token = await t.tokenWith(['read']);
-    const real = t.container.get<PersonRepository>(TYPES.PersonRepository);
+    server = t.app.listen(0);
+  });
+
+  /** The real store, but for a stream of synthetic people that `store` steers. */
+  function control(container: Container): void {
+    const real = container.get<PersonRepository>(TYPES.PersonRepository);
     const controlled: PersonRepository = Object.create(real);
-    controlled.stream = async function* () {
+    controlled.streamRendered = async function* () {
       try {
-        for (let id = 1; ; id += 1) {
+        for (let id = 1; id <= store.endAfter; id += 1) {
           if (id > store.failAfter) throw new Error('the store failed half way');
           store.read += 1;
           yield syntheticPerson(id);
@@ -48,10 +66,8 @@ describe.each(testDatabases)('streaming an unpaged search on $name', (target) =>
         store.finished = true;
       }
     };
-    // Before the first search, so that SearchPeople (a singleton) is built with this store.
-    t.container.rebind<PersonRepository>(TYPES.PersonRepository).toConstantValue(controlled);
-    server = t.app.listen(0);
-  });
+    container.rebind<PersonRepository>(TYPES.PersonRepository).toConstantValue(controlled);
+  }
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -59,7 +75,12 @@ describe.each(testDatabases)('streaming an unpaged search on $name', (target) =>
   });
 
   beforeEach(() => {
-    Object.assign(store, { read: 0, finished: false, failAfter: Number.POSITIVE_INFINITY });
+    Object.assign(store, {
+      read: 0,
+      finished: false,
+      failAfter: Number.POSITIVE_INFINITY,
+      endAfter: Number.POSITIVE_INFINITY,
+    });
   });
 
   function search(): Promise<IncomingMessage> {
@@ -85,6 +106,34 @@ describe.each(testDatabases)('streaming an unpaged search on $name', (target) =>
     res.destroy();
     for (let i = 0; i < 50 && !store.finished; i += 1) await pause(20);
     expect(store.finished).toBe(true);
+  });
+
+  function bodyOf(res: IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+    });
+  }
+
+  it('sends a short answer whole, with its length, and a long one in chunks', async () => {
+    store.endAfter = 3;
+    const short = await search();
+    expect(short.statusCode).toBe(200);
+    expect(short.headers['transfer-encoding']).toBeUndefined();
+    const shortBody = await bodyOf(short);
+    expect(short.headers['content-length']).toBe(String(Buffer.byteLength(shortBody)));
+    expect((JSON.parse(shortBody) as { id: number }[]).map((person) => person.id)).toEqual([1, 2, 3]);
+
+    store.endAfter = 2000;
+    const long = await search();
+    expect(long.headers['transfer-encoding']).toBe('chunked');
+    expect(long.headers['content-length']).toBeUndefined();
+    expect(JSON.parse(await bodyOf(long))).toHaveLength(2000);
   });
 
   it('cuts the connection, rather than finishing the array, when the store fails after the first items', async () => {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
+import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
 // SPEC §1: lengths count characters (code points), text is stored in NFC, and a NUL, a lone
@@ -19,11 +19,6 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     writer = await t.tokenWith(['read', 'write']);
   });
   afterAll(() => t.close());
-
-  async function addPerson(fields: Parameters<typeof newPerson>[0] = {}): Promise<number> {
-    const [id] = await t.addPeople([newPerson(fields)]);
-    return id;
-  }
 
   /** A raw JSON body, so that escapes such as \ud800 reach the server as the client wrote them. */
   const patchJson = (id: number, json: string) =>
@@ -51,7 +46,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
       ],
       ['a tab', '"Ada\\tLovelace"', 'first_name must not contain control characters (found U+0009)'],
     ])('refuses a name with %s, naming the field, and changes nothing', async (_what, value, message) => {
-      const id = await addPerson({ firstName: 'Ada' });
+      const id = await t.addPerson({ firstName: 'Ada' });
       for (const body of [`{"person[first_name]": ${value}}`, `{"person": {"first_name": ${value}}}`]) {
         const res = await patchJson(id, body);
         expect(res.status).toBe(400);
@@ -61,7 +56,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('refuses a chat_id with a lone surrogate instead of storing U+FFFD', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patchJson(id, '{"person[chat_id]": "\\udc00abc"}');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ errors: ['chat_id must not contain a lone surrogate (U+DC00)'] });
@@ -69,7 +64,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('refuses form-encoded bytes that are not UTF-8 (a lone surrogate) instead of storing U+FFFD', async () => {
-      const id = await addPerson({ firstName: 'Ada' });
+      const id = await t.addPerson({ firstName: 'Ada' });
       const res = await request(t.app)
         .patch(`/people/${id}`)
         .set('Authorization', `Bearer ${writer}`)
@@ -81,7 +76,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('refuses a JSON body whose bytes are not UTF-8', async () => {
-      const id = await addPerson({ firstName: 'Ada' });
+      const id = await t.addPerson({ firstName: 'Ada' });
       const body = Buffer.concat([
         Buffer.from('{"person[first_name]": "Ad'),
         Buffer.from([0xe9]),
@@ -100,7 +95,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('accepts 100 characters outside the BMP as a name and refuses 101', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const ok = await patchJson(id, JSON.stringify({ 'person[first_name]': '𠮷'.repeat(100) }));
       expect(ok.status).toBe(200);
       expect(ok.body.first_name).toBe('𠮷'.repeat(100));
@@ -112,7 +107,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('stores a name in NFC', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const res = await patchJson(id, JSON.stringify({ 'person[first_name]': 'Zoe\u0308' }));
       expect(res.status).toBe(200);
       expect(res.body.first_name).toBe('Zo\u00eb');
@@ -121,7 +116,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
 
     it('stores a chat_id of spaces as null, and has_chat=false finds that person', async () => {
       const marker = uniqueName('Blank');
-      const id = await addPerson({ lastName: marker, chatId: uniqueName('chat') });
+      const id = await t.addPerson({ lastName: marker, chatId: uniqueName('chat') });
       const res = await patchJson(id, JSON.stringify({ 'person[chat_id]': '   ' }));
       expect(res.status).toBe(200);
       expect(res.body.chat_id).toBeNull();
@@ -133,7 +128,7 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
     });
 
     it('keeps a chat_id exactly as given and refuses one that NFC would change', async () => {
-      const id = await addPerson();
+      const id = await t.addPerson();
       const chatId = `@zo\u00eb:${uniqueName('example')}`;
       const kept = await patchJson(id, JSON.stringify({ 'person[chat_id]': chatId }));
       expect(kept.body.chat_id).toBe(chatId);
@@ -172,8 +167,8 @@ describe.each(testDatabases)('text rules over HTTP on $name', (target) => {
 
     it('matches case-insensitively by Unicode case folding, in the query string and in a body', async () => {
       const tag = uniqueName('Fold');
-      const sisyphus = await addPerson({ firstName: 'ΣΊΣΥΦΟΣ', lastName: tag });
-      const strasse = await addPerson({
+      const sisyphus = await t.addPerson({ firstName: 'ΣΊΣΥΦΟΣ', lastName: tag });
+      const strasse = await t.addPerson({
         firstName: 'Zoe\u0308',
         lastName: `Straße${tag}`,
         contacts: [{ kind: 'email', value: `ZOË.${tag}@EXAMPLE.ORG`, label: null }],

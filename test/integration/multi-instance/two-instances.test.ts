@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DisableAccount } from '../../../src/application/accounts/disable-account';
+import { ErasePerson } from '../../../src/application/people/erase-people';
 import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
 import type { Database } from '../../../src/infrastructure/persistence/database';
@@ -105,6 +106,21 @@ describeTwoInstances('two instances on one PostgreSQL database and one Redis', (
       const cli = createContainer(loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent' }), cliDatabase);
 
       await cli.get(DisableAccount).execute({ username: holder.username });
+
+      const [toA, toB] = await Promise.all([
+        refusedWithin(a, holder.token, 1000),
+        refusedWithin(b, holder.token, 1000),
+      ]);
+      expect(Math.max(toA, toB)).toBeLessThan(1000);
+    });
+
+    it('the keys of a person erased by the command line from another process are refused by both within one second', async () => {
+      const holder = await accountWithKey(a.container);
+      await request(a.app).get('/keys').set('Authorization', bearer(holder.token)).expect(200);
+      await request(b.app).get('/keys').set('Authorization', bearer(holder.token)).expect(200);
+      const cli = createContainer(loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent' }), cliDatabase);
+
+      await cli.get(ErasePerson).execute({ id: holder.personId, confirmAccount: true });
 
       const [toA, toB] = await Promise.all([
         refusedWithin(a, holder.token, 1000),

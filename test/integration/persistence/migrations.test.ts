@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { PersonFilter } from '../../../src/domain/person-filter';
-import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import {
+  type Database,
+  MIGRATIONS,
+  migrate,
+  openDatabase,
+} from '../../../src/infrastructure/persistence/database';
 import { personFilterSql } from '../../../src/infrastructure/persistence/person-filter-sql';
 import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
 
@@ -52,8 +57,29 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'InitialSchema1767225600000',
         'CaseFoldedColumns1767312000000',
         'ChatIdUniqueAmongMembers1767398400000',
+        'ChangeLog1767484800000',
+        'Webhooks1767571200000',
+        'MemberNumbersAndErasure1767657600000',
       ]);
       expect(await migrate(database)).toEqual([]);
+    } finally {
+      await empty.dispose();
+    }
+  });
+
+  it('undoes every migration and applies them again, twice, to the same schema', async () => {
+    const empty = await openEmpty(target);
+    try {
+      const [database] = empty.databases;
+      await migrate(database);
+      for (let round = 0; round < 2; round += 1) {
+        for (let i = 0; i < MIGRATIONS.length; i += 1) await database.dataSource.undoLastMigration();
+        expect(await migrate(database)).toEqual(MIGRATIONS.map((migration) => migration.name));
+      }
+      // The directory keeps one id row, whatever was undone and redone.
+      expect(await database.dataSource.query('SELECT count(*)::int AS n FROM directory_meta')).toEqual([
+        { n: 1 },
+      ]);
     } finally {
       await empty.dispose();
     }
@@ -68,6 +94,9 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'InitialSchema1767225600000',
           'CaseFoldedColumns1767312000000',
           'ChatIdUniqueAmongMembers1767398400000',
+          'ChangeLog1767484800000',
+          'Webhooks1767571200000',
+          'MemberNumbersAndErasure1767657600000',
         ]);
       } finally {
         await empty.dispose();
@@ -109,8 +138,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     const { dataSource } = database;
     try {
       // Back to the schema before the folded columns (and the later migrations), with rows written then.
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
+      for (let i = 1; i < MIGRATIONS.length; i += 1) await dataSource.undoLastMigration();
       const [zoe] = await dataSource.query(
         `INSERT INTO people (first_name, last_name, chat_id, planner_id)
          VALUES ('Zoe\u0308', 'ΣΊΣΥΦΟΣ', '  ', '\u3000') RETURNING id`,
@@ -123,10 +151,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         [zoe.id],
       );
 
-      expect(await migrate(database)).toEqual([
-        'CaseFoldedColumns1767312000000',
-        'ChatIdUniqueAmongMembers1767398400000',
-      ]);
+      expect(await migrate(database)).toEqual(MIGRATIONS.slice(1).map((migration) => migration.name));
 
       expect(
         await dataSource.query(

@@ -37,10 +37,13 @@ describe.each(testDatabases)('the audit log on $name', (target) => {
   let unitOfWork: FailingAfterWork;
 
   beforeAll(async () => {
-    t = await createTestApp(target);
-    // Before any use case is resolved, so that every one of them gets this unit of work.
-    unitOfWork = new FailingAfterWork(t.container.get<UnitOfWork>(TYPES.UnitOfWork));
-    t.container.rebind<UnitOfWork>(TYPES.UnitOfWork).toConstantValue(unitOfWork);
+    t = await createTestApp(target, {
+      // Before any use case is resolved, so that every one of them gets this unit of work.
+      prepare: (container) => {
+        unitOfWork = new FailingAfterWork(container.get<UnitOfWork>(TYPES.UnitOfWork));
+        container.rebind<UnitOfWork>(TYPES.UnitOfWork).toConstantValue(unitOfWork);
+      },
+    });
   });
   afterEach(() => {
     unitOfWork.failing = false;

@@ -9,10 +9,7 @@ import { TYPES } from '../../../src/application/ports/tokens';
 import { APP, closeConnections, startConnections } from '../../../src/container';
 import { CachingApiKeyRepository } from '../../../src/infrastructure/persistence/caching-api-key-repository';
 import { CachingUnitOfWork } from '../../../src/infrastructure/persistence/caching-unit-of-work';
-import {
-  CredentialCache,
-  credentialCacheFor,
-} from '../../../src/infrastructure/persistence/credential-cache';
+import { CredentialCache } from '../../../src/infrastructure/persistence/credential-cache';
 import { KeyEventsListener } from '../../../src/infrastructure/persistence/key-events-listener';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
 import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
@@ -60,7 +57,7 @@ describe.each(testDatabases)('the credential cache on $name', (target) => {
 
   describe('through the service', () => {
     it('is in use: a key just used is held', async () => {
-      const cache = credentialCacheFor(t.database);
+      const cache = t.container.get<CredentialCache>(APP.CredentialCache);
       await cachedToken();
       expect(cache.usable).toBe(true);
       expect(cache.size).toBeGreaterThan(0);

@@ -30,6 +30,31 @@ describe('CreateAccount', () => {
     expect(person).toMatchObject({ firstName: 'Ada', lastName: 'Byron', role: 'member' });
   });
 
+  it('tells the change feed about a new member, and not about a new admin or an existing person', async () => {
+    const { directory, createAccount } = accountsFixture();
+    const existing = await addPerson(directory);
+
+    const member = await createAccount.execute({
+      username: 'ada',
+      password: PASSWORD,
+      permissions: [],
+      firstName: 'Ada',
+      lastName: 'Byron',
+    });
+    await createAccount.execute({ username: 'bot', password: PASSWORD, permissions: ['read'] });
+    await createAccount.execute({
+      username: 'old',
+      password: PASSWORD,
+      permissions: [],
+      personId: existing.id,
+    });
+
+    const { changes } = await directory.feed.page(0, 100);
+    expect(changes.map((c) => [c.type, c.personId, c.fields, c.byKeyId])).toEqual([
+      ['person.created', member.personId, null, null],
+    ]);
+  });
+
   it('makes an account without a person behind it an admin, named after the username', async () => {
     const { directory, createAccount } = accountsFixture();
 

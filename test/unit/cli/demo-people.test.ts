@@ -1,6 +1,6 @@
 import { DEMO_CLUBS, demoAdmins, demoPeople } from '../../../src/application/demo/demo-people';
 import { isCurrent } from '../../../src/domain/membership';
-import { checkPersonRecord, toPersonRecord } from '../../../src/domain/person-record';
+import { checkPersonRecord, toPersonRecord } from '../../../src/cli/person-file/person-file-record';
 
 const TODAY = '2025-03-15';
 
@@ -34,11 +34,13 @@ describe('demoPeople', () => {
       const record = toPersonRecord({
         ...person,
         id: index + 1,
+        memberNumber: null,
+        erased: false,
         version: 1,
         contacts: person.contacts.map((c, i) => ({ ...c, id: i + 1 })),
         memberships: person.memberships.map((m, i) => ({ ...m, id: i + 1, club: { id: 1, name: m.club } })),
       });
-      expect(checkPersonRecord(record)).toEqual({ record: person });
+      expect(checkPersonRecord(record)).toEqual({ record: { ...person, id: index + 1, memberNumber: null } });
     }
     expect(demoAdmins().every((a) => a.role === 'admin')).toBe(true);
   });

@@ -11,6 +11,9 @@ export interface PersonRow {
   lastNameFolded: string;
   chatId: string | null;
   plannerId: string | null;
+  memberNumber: string | null;
+  /** Set when the person was erased (SPEC §8); the names then say "erased". */
+  erasedAt: Date | null;
   username: string | null;
   passwordHash: string | null;
   permissions: string[];
@@ -32,6 +35,8 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     lastNameFolded: { type: 'text', name: 'last_name_folded' },
     chatId: { type: 'text', name: 'chat_id', nullable: true },
     plannerId: { type: 'text', name: 'planner_id', nullable: true },
+    memberNumber: { type: 'text', name: 'member_number', nullable: true },
+    erasedAt: { type: 'timestamptz', name: 'erased_at', nullable: true },
     username: { type: 'text', nullable: true },
     passwordHash: { type: 'text', name: 'password_hash', nullable: true },
     permissions: { type: 'text', array: true, default: () => "'{}'" },
@@ -40,11 +45,15 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },
     updatedAt: { type: 'timestamptz', name: 'updated_at', default: () => 'now()' },
   },
-  uniques: [{ name: 'people_username_key', columns: ['username'] }],
+  uniques: [
+    { name: 'people_username_key', columns: ['username'] },
+    { name: 'people_member_number_key', columns: ['memberNumber'] },
+  ],
   checks: [
     { name: 'people_role_check', expression: "role IN ('member', 'admin')" },
     { name: 'people_chat_id_check', expression: "chat_id <> ''" },
     { name: 'people_planner_id_check', expression: "planner_id <> ''" },
+    { name: 'people_member_number_check', expression: "member_number <> ''" },
     { name: 'people_credentials_check', expression: '(username IS NULL) = (password_hash IS NULL)' },
   ],
   indices: [
