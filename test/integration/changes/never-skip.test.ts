@@ -44,6 +44,8 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     await t.close();
   });
 
+  let races = 0;
+
   interface Run {
     /** Markers of the changes whose transactions committed, in no particular order. */
     committed: number[];
@@ -59,7 +61,9 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
   async function race(serialiseChanges: boolean): Promise<Run> {
     const start = (await request(t.app).get('/people?limit=1').set('Authorization', `Bearer ${reader}`))
       .headers['changes-cursor'];
-    const base = Math.floor(Math.random() * 1_000_000) * 1000;
+    // Markers above every earlier race's: each race takes the next range of them.
+    races += 1;
+    const base = races * 1_000_000;
     const committed: number[] = [];
     let next = base;
     let writing = true;
@@ -93,7 +97,10 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
           .get(`/changes?after=${cursor}&limit=1000`)
           .set('Authorization', `Bearer ${reader}`);
         expect(res.status).toBe(200);
-        for (const change of res.body.changes) seen.push({ marker: change.person_id, seq: change.seq });
+        for (const change of res.body.changes) {
+          // This race's own changes: a race before it may have left a transaction committing late.
+          if (change.person_id > base) seen.push({ marker: change.person_id, seq: change.seq });
+        }
         cursor = res.body.cursor;
         // Only once every writer had finished before this read, and nothing more was waiting.
         if (done && !res.body.has_more) return;
@@ -107,6 +114,7 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     return { committed, seen };
   }
 
+  // Bounded generously: on a machine busy with other work the race takes far longer than quiet.
   it('shows a reader racing many concurrent writers every change exactly once, in seq order', async () => {
     const { committed, seen } = await race(true);
 
@@ -117,12 +125,15 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     expect(seen.map((change) => change.marker).sort((a, b) => a - b)).toEqual(
       [...committed].sort((a, b) => a - b),
     );
-  });
+  }, 180_000);
 
   it('loses changes without the change log lock: the race above is real, and the lock is what wins it', async () => {
-    const { committed, seen } = await race(false);
-
-    const missed = committed.length - new Set(seen.map((change) => change.marker)).size;
+    // A loss is likely in one race, not certain: up to five races, and one loss is the proof.
+    let missed = 0;
+    for (let attempt = 0; attempt < 5 && missed === 0; attempt += 1) {
+      const { committed, seen } = await race(false);
+      missed = committed.length - new Set(seen.map((change) => change.marker)).size;
+    }
     expect(missed).toBeGreaterThan(0);
-  });
+  }, 300_000);
 });
