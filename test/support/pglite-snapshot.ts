@@ -1,8 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { type Database, migrate, openDatabase } from '../../src/infrastructure/persistence/database';
-
-/** Where this run keeps its snapshot; set by test/support/global-setup.ts. */
-export const PGLITE_SNAPSHOT_VARIABLE = 'TEST_PGLITE_SNAPSHOT';
+import { PGLITE_SNAPSHOT_VARIABLE } from './run-variables';
 
 let loaded: Blob | undefined;
 
@@ -25,6 +23,18 @@ export async function openMigratedPglite(): Promise<Database> {
     throw error;
   }
   return database;
+}
+
+/**
+ * The run's migrated snapshot, made now if no database of the run has made it yet; undefined
+ * without the global setup's variable.
+ */
+export async function migratedSnapshot(): Promise<Blob | undefined> {
+  const path = process.env[PGLITE_SNAPSHOT_VARIABLE];
+  if (!path) return undefined;
+  if (loaded === undefined && !existsSync(path)) await (await openMigratedPglite()).close();
+  if (loaded === undefined) loaded = new Blob([readFileSync(path)]);
+  return loaded;
 }
 
 async function writeSnapshot(database: Database, path: string): Promise<void> {

@@ -1,15 +1,16 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
-import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { openDatabase } from '../../../src/infrastructure/persistence/database';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
-import { buildService, type ServedProcess, startService } from '../reliability/served-process';
+import { type ServedProcess, startService } from '../reliability/served-process';
 import { testDatabases } from '../../support/databases';
 import { personRecord } from './import-files';
+import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
 const PASSWORD = 'a long password';
@@ -20,13 +21,20 @@ interface Run {
   stderr: string;
 }
 
-let build: ReturnType<typeof buildService>;
+let build: Awaited<ReturnType<typeof serviceBuild>>;
 let tool: string;
 const running: ServedProcess[] = [];
 const temporary: string[] = [];
 
 function newDirectory(prefix: string): string {
   const directory = mkdtempSync(join(tmpdir(), prefix));
+  temporary.push(directory);
+  return directory;
+}
+
+/** A new DATA_DIR holding a migrated database, as a service that ran before leaves it. */
+async function newDataDir(prefix: string): Promise<string> {
+  const directory = await migratedDataDir(prefix);
   temporary.push(directory);
   return directory;
 }
@@ -169,9 +177,9 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
 (embedded ? describe : describe.skip)(
   'the command-line tool beside the running service on the embedded database',
   () => {
-    beforeAll(() => {
-      build = buildService('beside-the-service');
-      tool = join(dirname(build.main), 'cli/main.js');
+    beforeAll(async () => {
+      build = await serviceBuild('beside-the-service');
+      tool = build.cli;
     }, 180_000);
 
     afterEach(() => {
@@ -185,7 +193,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     });
 
     it('connects to the service, whose answers show its changes at once and keep them after a restart', async () => {
-      const dataDir = newDirectory('beside-');
+      const dataDir = await newDataDir('beside-');
       const service = await serve(dataDir);
 
       // Only this OS user may connect.
@@ -303,7 +311,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 300_000);
 
     it("shows an account disabled or enabled, and a permission revoked, on the service's very next request", async () => {
-      const dataDir = newDirectory('beside-cache-');
+      const dataDir = await newDataDir('beside-cache-');
       const service = await serve(dataDir);
       const token = await keyHolder(service, dataDir, 'bot');
 
@@ -331,7 +339,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('syncs and erases through the service, whose next answers show it', async () => {
-      const dataDir = newDirectory('beside-sync-');
+      const dataDir = await newDataDir('beside-sync-');
       const service = await serve(dataDir);
       const token = await keyHolder(service, dataDir, 'secretary');
       const loaded = await runTool(['import', importFile(dataDir, 'sync', 3)], { dataDir });
@@ -383,7 +391,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('loses no write when HTTP and the tool write at once, and keeps nothing of what the tool rolls back', async () => {
-      const dataDir = newDirectory('beside-writes-');
+      const dataDir = await newDataDir('beside-writes-');
       const service = await serve(dataDir);
       const token = await keyHolder(service, dataDir, 'writer');
       await sql(dataDir, TRAPS);
@@ -430,7 +438,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 180_000);
 
     it("plans an import's checks afresh, not with what the service's session cached while the directory was small", async () => {
-      const dataDir = newDirectory('beside-plans-');
+      const dataDir = await newDataDir('beside-plans-');
       const service = await serve(dataDir);
       // The demo's inserts make PostgreSQL plan the foreign-key checks on nearly empty tables.
       expect((await runTool(['demo'], { dataDir })).code).toBe(0);
@@ -448,7 +456,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('leaves the service serving, and nothing of its work, when the tool is killed mid-transaction', async () => {
-      const dataDir = newDirectory('beside-killed-');
+      const dataDir = await newDataDir('beside-killed-');
       const service = await serve(dataDir);
       const token = await keyHolder(service, dataDir, 'reader');
       await sql(dataDir, TRAPS);
@@ -474,10 +482,9 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('starts the service once a command that had the directory to itself has finished', async () => {
-      const dataDir = newDirectory('beside-order-');
+      const dataDir = await newDataDir('beside-order-');
       // Set up without the service, as before a volunteer's first import.
       const setup = await openDatabase({ databaseUrl: null, dataDir });
-      await migrate(setup);
       await setup.dataSource.query(TRAPS);
       await setup.close();
       const account = await runTool(

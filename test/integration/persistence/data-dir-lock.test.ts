@@ -9,11 +9,19 @@ import {
   readDataDirOwner,
 } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
+import { migratedDataDir } from '../../support/run-artifacts';
 
 const directories: string[] = [];
 
 function newDataDir(): string {
   const directory = mkdtempSync(join(tmpdir(), 'data-dir-lock-'));
+  directories.push(directory);
+  return directory;
+}
+
+/** A directory with a database in it already: these tests are about the lock, not creating one. */
+async function existingDataDir(): Promise<string> {
+  const directory = await migratedDataDir('data-dir-lock-');
   directories.push(directory);
   return directory;
 }
@@ -44,7 +52,7 @@ afterAll(() => {
 
 describe('the lock on an embedded database directory', () => {
   it('refuses a second opening of the same directory while the first is open, and allows it after close', async () => {
-    const dataDir = newDataDir();
+    const dataDir = await existingDataDir();
     const first = await openDatabase({ databaseUrl: null, dataDir });
     try {
       expect(lockContent(dataDir)).toEqual({ pid: process.pid, socket: null });
@@ -72,7 +80,7 @@ describe('the lock on an embedded database directory', () => {
   }, 60_000);
 
   it('takes over a lock left by a process that is gone', async () => {
-    const dataDir = newDataDir();
+    const dataDir = await existingDataDir();
     writeFileSync(
       join(dataDir, LOCK_FILE),
       JSON.stringify({ pid: deadPid(), socket: '/nowhere/.s.PGSQL.5432' }),

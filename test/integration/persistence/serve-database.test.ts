@@ -1,6 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -10,6 +9,7 @@ import { type Database, openDatabase } from '../../../src/infrastructure/persist
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
 import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
 import { testDatabases } from '../../support/databases';
+import { migratedDataDir } from '../../support/run-artifacts';
 
 const IDLE_MS = 600;
 const MAX_CONNECTIONS = 3;
@@ -59,7 +59,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'serve-database-'));
+    dataDir = await migratedDataDir('serve-database-');
     database = await openDatabase({ databaseUrl: null, dataDir });
     database.gate?.onVisitorDone(() => visitorsDone.push(performance.now()));
     await database.dataSource.query(
@@ -225,7 +225,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
   });
 
   it('on close, lets a transaction begun finish, then ends the connections and removes its socket', async () => {
-    const otherDir = mkdtempSync(join(tmpdir(), 'serve-database-close-'));
+    const otherDir = await migratedDataDir('serve-database-close-');
     const other = await openDatabase({ databaseUrl: null, dataDir: otherDir });
     try {
       await other.dataSource.query('CREATE TABLE u (n int)');

@@ -3,7 +3,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
-import { buildService, seedDirectory, startService } from './served-process';
+import { seedDirectory, startService } from './served-process';
+import { serviceBuild } from '../../support/run-artifacts';
 
 const postgres = testDatabases.filter((target) => target.name === 'postgres');
 
@@ -43,13 +44,13 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
     const terminateBackends = () =>
       admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
 
-    let service: ReturnType<typeof buildService>;
+    let service: Awaited<ReturnType<typeof serviceBuild>>;
 
     beforeAll(async () => {
       admin = await adminClient(target.url!);
       await admin.query(`CREATE DATABASE "${name}"`);
       t = await createTestApp({ name: 'postgres', url: urlOfDatabase(target.url!, name) });
-      service = buildService('outage-build');
+      service = await serviceBuild('outage-build');
     }, 120_000);
 
     // A test that fails during its outage must not leave the next one without a database.

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { testDatabases } from '../../support/databases';
-import { buildService, inspect, seedDirectory, startService } from './served-process';
+import { inspect, seedDirectory, startService } from './served-process';
+import { serviceBuild } from '../../support/run-artifacts';
 
 interface Answer {
   status: number;
@@ -134,10 +135,10 @@ const postgresStore = (url: string): Store => ({
 const stores = testDatabases.map((target) => (target.url === null ? pgliteStore : postgresStore(target.url)));
 
 describe('graceful shutdown of the running service', () => {
-  let service: ReturnType<typeof buildService>;
+  let service: Awaited<ReturnType<typeof serviceBuild>>;
 
-  beforeAll(() => {
-    service = buildService('shutdown-build');
+  beforeAll(async () => {
+    service = await serviceBuild('shutdown-build');
   }, 120_000);
   afterAll(() => service?.remove());
 

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { AuthenticateAccount } from '../../../src/application/keys/authenticate-account';
 import { IssueKey } from '../../../src/application/keys/issue-key';
@@ -12,26 +11,9 @@ import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
 import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { newPerson, TEST_PASSWORD, uniqueName } from '../../support/app';
+import { copyMigratedDataDir } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
-
-/**
- * Compiles the service into a directory of this test file's own (under the git-ignored
- * test-artifacts/, so that node_modules resolves), leaving dist/ to whoever else builds it.
- * Returns the path of the compiled main.js.
- */
-export function buildService(name: string): { main: string; remove: () => void } {
-  const outDir = join(ROOT, 'test-artifacts', `${name}-${process.pid}`);
-  const build = spawnSync(
-    join(ROOT, 'node_modules/.bin/tsc'),
-    ['-p', 'tsconfig.build.json', '--outDir', outDir, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo')],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  const main = join(outDir, 'src/main.js');
-  // Type errors elsewhere in the tree still emit JavaScript; only a missing output is fatal here.
-  if (!existsSync(main)) throw new Error(`the build produced no ${main}:\n${build.stdout}${build.stderr}`);
-  return { main, remove: () => rmSync(outDir, { recursive: true, force: true }) };
-}
 
 export interface Seeded {
   token: string;
@@ -43,6 +25,9 @@ export async function seedDirectory(options: {
   databaseUrl: string | null;
   dataDir?: string;
 }): Promise<Seeded> {
+  if (options.dataDir !== undefined && options.databaseUrl === null) {
+    await copyMigratedDataDir(options.dataDir);
+  }
   const database = await openDatabase(options);
   try {
     await migrate(database);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
-import { buildService, seedDirectory } from './served-process';
+import { seedDirectory } from './served-process';
+import { serviceBuild } from '../../support/run-artifacts';
 
 /** Runs the compiled service to its exit and answers what it printed. */
 function runToExit(
@@ -38,12 +39,12 @@ function runToExit(
  * the service also takes command-line requests, which it must not do without its HTTP port.
  */
 describe('start-up of the running service', () => {
-  let service: ReturnType<typeof buildService>;
+  let service: Awaited<ReturnType<typeof serviceBuild>>;
   let occupied: Server;
   let dataDir: string;
 
   beforeAll(async () => {
-    service = buildService('start-up-build');
+    service = await serviceBuild('start-up-build');
     // Every address, as the service listens: nothing else can have this port.
     occupied = createServer();
     await new Promise<void>((resolve) => occupied.listen(0, resolve));

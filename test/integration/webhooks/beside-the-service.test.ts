@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { buildService, type ServedProcess, startService } from '../reliability/served-process';
+import { type ServedProcess, startService } from '../reliability/served-process';
 import { type Receiver, startReceiver } from './receiver';
+import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
 const PASSWORD = 'a long password';
@@ -20,7 +20,7 @@ interface Run {
  * process as `npm run cli -- webhooks ...` runs it: what the tool records, the service sends.
  */
 describe('webhooks commands beside the running service on PGlite', () => {
-  let build: ReturnType<typeof buildService>;
+  let build: Awaited<ReturnType<typeof serviceBuild>>;
   let dataDir: string;
   let service: ServedProcess;
   let receiver: Receiver;
@@ -43,8 +43,8 @@ describe('webhooks commands beside the running service on PGlite', () => {
   }
 
   beforeAll(async () => {
-    build = buildService('webhooks-beside');
-    dataDir = mkdtempSync(join(tmpdir(), 'hooks-beside-'));
+    build = await serviceBuild('webhooks-beside');
+    dataDir = await migratedDataDir('hooks-beside-');
     service = await startService(build.main, { DATA_DIR: dataDir });
     receiver = await startReceiver();
   }, 120_000);

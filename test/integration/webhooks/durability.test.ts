@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Container } from 'inversify';
 import type { PersonRepository } from '../../../src/application/ports/person-repository';
 import { TYPES } from '../../../src/application/ports/tokens';
@@ -9,13 +7,14 @@ import { AddWebhook } from '../../../src/application/webhooks/add-webhook';
 import { DeliverWebhooks, LEASE_MS } from '../../../src/application/webhooks/deliver-webhooks';
 import { loadConfig } from '../../../src/config';
 import { APP, closeConnections, createContainer, startConnections } from '../../../src/container';
-import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
 import type { WebhookRunner } from '../../../src/infrastructure/webhooks/webhook-runner';
 import { FakeClock } from '../../unit/support/fake-clock';
 import { newPerson } from '../../support/app';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 import { openSameSchema, waitFor } from '../multi-instance/instances';
 import { startReceiver } from './receiver';
+import { migratedDataDir } from '../../support/run-artifacts';
 
 const config = loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent' });
 
@@ -69,10 +68,9 @@ describe.each(testDatabases)('webhook deliveries are durable on $name', (target)
   /** The database, and a way to open it again as a restarted service would. */
   async function openTwice(): Promise<{ first: Database; reopen: () => Promise<Database> }> {
     if (target.url === null) {
-      dataDir = mkdtempSync(join(tmpdir(), 'hooks-'));
+      dataDir = await migratedDataDir('hooks-');
       const dir = dataDir;
       const first = await openDatabase({ databaseUrl: null, dataDir: dir });
-      await migrate(first);
       return {
         first,
         reopen: async () => {

@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migrate, openDatabase } from '../../src/infrastructure/persistence/database';
+import { migratedSnapshot } from './pglite-snapshot';
+
+import { RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';
+
+/*
+ * Things a test run makes once and every test file shares: the compiled service and a migrated
+ * embedded DATA_DIR, where test/support/global-setup.ts says; without its variables (a Jest config
+ * without the global setup) each file makes its own.
+ */
+
+const ROOT = join(__dirname, '../..');
+
+/**
+ * Makes `target` once across the run's workers: the first to ask takes a lock file and builds it
+ * aside, then renames it into place; the others wait for it.
+ */
+async function once(target: string, make: (aside: string) => Promise<void> | void): Promise<void> {
+  if (existsSync(target)) return;
+  mkdirSync(dirname(target), { recursive: true });
+  const lock = `${target}.lock`;
+  let held: number;
+  try {
+    held = openSync(lock, 'wx');
+  } catch {
+    for (let waited = 0; !existsSync(target); waited += 50) {
+      if (waited > 240_000) throw new Error(`${target} was not made within 4 minutes`);
+      await sleep(50);
+    }
+    return;
+  }
+  const aside = `${target}.${process.pid}`;
+  try {
+    rmSync(aside, { recursive: true, force: true });
+    await make(aside);
+    renameSync(aside, target);
+  } finally {
+    closeSync(held);
+    unlinkSync(lock);
+    rmSync(aside, { recursive: true, force: true });
+  }
+}
+
+function compile(outDir: string): void {
+  const build = spawnSync(
+    join(ROOT, 'node_modules/.bin/tsc'),
+    ['-p', 'tsconfig.build.json', '--outDir', outDir, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo')],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  // Type errors elsewhere in the tree still emit JavaScript; only a missing output is fatal here.
+  if (!existsSync(join(outDir, 'src/main.js')))
+    throw new Error(`the build produced no ${outDir}/src/main.js:\n${build.stdout}${build.stderr}`);
+}
+
+/**
+ * The service compiled once for the run, under the git-ignored test-artifacts/ (so that
+ * node_modules resolves), leaving dist/ to whoever else builds it. `name` names the file's own
+ * build when there is no run directory.
+ */
+export async function serviceBuild(name: string): Promise<{ main: string; cli: string; remove: () => void }> {
+  const shared = process.env[RUN_BUILD_VARIABLE];
+  const outDir = shared ?? join(ROOT, 'test-artifacts', `${name}-${process.pid}`);
+  if (shared) await once(outDir, compile);
+  else compile(outDir);
+  return {
+    main: join(outDir, 'src/main.js'),
+    cli: join(outDir, 'src/cli/main.js'),
+    // The run's build is the global teardown's to remove.
+    remove: () => (shared ? undefined : rmSync(outDir, { recursive: true, force: true })),
+  };
+}
+
+/**
+ * Fills the empty `directory` with a migrated embedded database, for tests about something other
+ * than creating one: a copy of the run's template (PostgreSQL's initdb and the migrations run once
+ * for the run; copying their files takes a few milliseconds).
+ */
+export async function copyMigratedDataDir(directory: string): Promise<void> {
+  const shared = process.env[RUN_DATA_VARIABLE];
+  if (shared === undefined) {
+    const database = await openDatabase({ databaseUrl: null, dataDir: directory });
+    await migrate(database).finally(() => database.close());
+    return;
+  }
+  await once(shared, async (aside) => {
+    const database = await openDatabase({
+      databaseUrl: null,
+      dataDir: aside,
+      loadDataDir: await migratedSnapshot(),
+    });
+    await migrate(database).finally(() => database.close());
+  });
+  cpSync(shared, directory, { recursive: true });
+}
+
+/** A new temporary DATA_DIR holding a migrated embedded database; the caller removes it. */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  await copyMigratedDataDir(directory);
+  return directory;
+}
