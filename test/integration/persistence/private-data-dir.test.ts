@@ -17,6 +17,7 @@ import { runCli } from '../../../src/cli/run-cli';
 import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
+import { copyMigratedDataDir } from '../../support/run-artifacts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -68,6 +69,17 @@ onPosix('the embedded database directory is the service user’s alone', () => {
   });
   afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
+  /**
+   * parent/data holding a database made earlier (a copy of the run's migrated one: creating one is
+   * the first tests' subject, not these).
+   */
+  async function existingDatabase(): Promise<string> {
+    const dataDir = join(parent, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    await copyMigratedDataDir(dataDir);
+    return dataDir;
+  }
+
   it('creates a missing DATA_DIR 0700, and nothing in it is open to others, files made after start included', async () => {
     const dataDir = join(parent, 'nested', 'data');
 
@@ -84,7 +96,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
   }, 60_000);
 
   it('keeps private the lock file, which the service rewrites while it runs', async () => {
-    const dataDir = join(parent, 'data');
+    const dataDir = await existingDatabase();
     const database = await openDatabase({ databaseUrl: null, dataDir });
     try {
       heldDataDirLock(dataDir)?.setSocket(join(dataDir, '.s.PGSQL.5432'));
@@ -105,8 +117,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
   }, 30_000);
 
   it('tightens an existing database directory that others could open, and the files in it', async () => {
-    const dataDir = join(parent, 'data');
-    await useDatabase(dataDir);
+    const dataDir = await existingDatabase();
     // As an earlier version of the service left it.
     chmodSync(dataDir, 0o755);
     chmodSync(join(dataDir, 'PG_VERSION'), 0o666);
@@ -176,8 +187,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
   });
 
   it('applies the same rule when the command-line tool opens the directory itself', async () => {
-    const dataDir = join(parent, 'data');
-    await useDatabase(dataDir);
+    const dataDir = await existingDatabase();
     chmodSync(dataDir, 0o755);
     chmodSync(join(dataDir, 'PG_VERSION'), 0o644);
     const stderr = new PassThrough();
