@@ -26,19 +26,17 @@ describe.each(testDatabases)('a large import on $name', (target) => {
 
   it('imports 100,000 people with progress on a terminal, and importing their export changes nothing', async () => {
     const path = tempFile(Array.from({ length: PEOPLE }, (_, i) => personRecord('large', i)));
-    const started = Date.now();
 
     const result = await cli(database, ['import', path], { ttyStderr: true });
 
-    const seconds = (Date.now() - started) / 1000;
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^imported \S+: 100000 added, 0 updated, 0 unchanged, 0 erased/);
     expect(result.stderr).toContain(`checked ${PEOPLE} records`);
     expect(result.stderr).toMatch(/importing \[.*\] \d+%/);
     expect(await countPeople(database)).toBe(PEOPLE);
-    // Speed is the bench's to measure (npm run bench); this only catches a pathological slowdown
-    // (say, work growing with the square of the file), whatever else the machine is doing.
-    expect(seconds).toBeLessThan(120);
+    // Speed is the bench's to measure (npm run bench): no bound on time here, where a busy
+    // machine takes three times as long as a quiet one. Work growing with the square of the file
+    // would still show, as the test's own timeout.
 
     // SPEC §6: the round trip export -> import changes nothing, at 100,000 people.
     const exported = tempPath('large-export.json');
