@@ -36,7 +36,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     } finally {
       await drop();
     }
-  });
+  }, 90_000);
 
   it('applies pending migrations quietly before any other command', async () => {
     const { database, drop } = await openEmpty(target.url);
@@ -46,5 +46,5 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     } finally {
       await drop();
     }
-  });
+  }, 90_000);
 });

@@ -123,7 +123,7 @@ describe('the built command-line tool, run as a process', () => {
           cwd: here,
           encoding: 'utf8',
           env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', BCRYPT_COST: '4', LOG_LEVEL: 'silent' },
-          timeout: 60_000,
+          timeout: 180_000,
         });
 
       const imported = npm(['import', 'members.json']);
@@ -139,5 +139,5 @@ describe('the built command-line tool, run as a process', () => {
     } finally {
       rmSync(here, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 360_000);
 });

@@ -104,7 +104,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     } finally {
       await database.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('says whether it created the database', async () => {
     const dataDir = join(parent, 'data');
@@ -114,7 +114,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     await second.close();
     expect(first.dataDir).toEqual({ path: dataDir, created: true, tightened: false });
     expect(second.dataDir).toEqual({ path: dataDir, created: false, tightened: false });
-  }, 30_000);
+  }, 90_000);
 
   it('tightens an existing database directory that others could open, and the files in it', async () => {
     const dataDir = await existingDatabase();
@@ -143,7 +143,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     expect(database.dataDir).toMatchObject({ created: true, tightened: true });
     expect(mode(dataDir)).toBe(0o700);
     expect(openToOthers(dataDir)).toEqual([]);
-  }, 30_000);
+  }, 90_000);
 
   it('refuses, changing nothing, a directory others can open that holds files other than a database', async () => {
     const dataDir = join(parent, 'home');
@@ -172,7 +172,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     expect(database.dataDir).toMatchObject({ created: true });
     expect(mode(dataDir)).toBe(0o700);
     expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
-  }, 30_000);
+  }, 90_000);
 
   // Only root can give a directory away to test this.
   (process.getuid?.() === 0 ? it : it.skip)('refuses a directory that belongs to another user', async () => {
