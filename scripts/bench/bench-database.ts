@@ -16,6 +16,27 @@ async function withClient<T>(connectionString: string, work: (client: Client) =>
 }
 
 /**
+ * `count` changes of members (person.updated, first_name), as the service writes them: in one
+ * transaction under the change log's lock, seq from its sequence. The people need not change:
+ * the feed shows each person as they are.
+ */
+export function writeMemberChanges(url: string, count: number): Promise<void> {
+  return withClient(url, async (client) => {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK_KEY]);
+    await client.query(
+      `WITH m AS (SELECT array_agg(id ORDER BY id) AS ids FROM people WHERE role = 'member')
+       INSERT INTO changes (seq, type, person_id, fields, by_key_id)
+       SELECT nextval('changes_seq'), 'person.updated', m.ids[1 + (g - 1) % cardinality(m.ids)],
+              ARRAY['first_name'], NULL
+         FROM m, generate_series(1, $1::int) AS g`,
+      [count],
+    );
+    await client.query('COMMIT');
+  });
+}
+
+/**
  * Where the benchmark keeps its data: the service's tables (made by its own migrations) and the
  * baseline's copy in schema `bench_baseline` of the same database. With DATABASE_URL that
  * database is used as it is (it must hold no people yet); otherwise a fresh `bench_<time>`
@@ -69,25 +90,9 @@ export class BenchDatabase {
     return (performance.now() - started) / 1000;
   }
 
-  /**
-   * `count` changes of members (person.updated, first_name), as the service writes them: in one
-   * transaction under the change log's lock, seq from its sequence. The people need not change:
-   * the feed shows each person as they are.
-   */
-  async writeChanges(count: number): Promise<void> {
-    await withClient(this.url, async (client) => {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK_KEY]);
-      await client.query(
-        `WITH m AS (SELECT array_agg(id ORDER BY id) AS ids FROM people WHERE role = 'member')
-         INSERT INTO changes (seq, type, person_id, fields, by_key_id)
-         SELECT nextval('changes_seq'), 'person.updated', m.ids[1 + (g - 1) % cardinality(m.ids)],
-                ARRAY['first_name'], NULL
-           FROM m, generate_series(1, $1::int) AS g`,
-        [count],
-      );
-      await client.query('COMMIT');
-    });
+  /** `count` changes of members, as the service writes them (see writeMemberChanges). */
+  writeChanges(count: number): Promise<void> {
+    return writeMemberChanges(this.url, count);
   }
 
   async query<T>(text: string, values: unknown[] = []): Promise<T[]> {

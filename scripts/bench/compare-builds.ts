@@ -1,10 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeMemberChanges } from './bench-database';
+import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
-import { ServerProcess } from './processes';
+import { cpuMilliseconds, ServerProcess } from './processes';
 import { lookupValues } from './profile';
-import { requestsOf, type ScenarioName, type Target } from './scenarios';
+import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
 
 /**
  * What each change bought: several builds of the service (each a checkout's `dist/src/main.js`)
@@ -13,7 +15,32 @@ import { requestsOf, type ScenarioName, type Target } from './scenarios';
  *
  *   DATABASE_URL=… BENCH_TOKEN=… node dist/scripts/bench/compare-builds.js \
  *     --scenarios chat_id,email --seconds 5 --rounds 2 name=/path/to/dist/src/main.js …
+ *
+ * `changes_feed` writes 100,000 changes and follows them as the bench does (each round adds them
+ * to the database): its row gives the server's CPU per page of 1000 and changes/s as req/s.
  */
+
+/** The bench's feed client once, as a load figure: a page is a request. */
+async function feedRound(server: ServerProcess, token: string, url: string): Promise<LoadFigures> {
+  let before = 0;
+  const feed = await followFeed(server.url, token, FEED_CHANGES, async (count) => {
+    await writeMemberChanges(url, count);
+    before = cpuMilliseconds(server.pid);
+  });
+  const cpu = cpuMilliseconds(server.pid) - before;
+  if (!feed.inOrder || feed.read !== feed.written)
+    throw new Error('changes_feed: a change was missed or repeated');
+  return {
+    requestsPerSecond: feed.changesPerSecond,
+    p50Ms: 0,
+    p99Ms: feed.p99PageMs,
+    requests: feed.pages,
+    non2xx: 0,
+    errors: 0,
+    statusCodes: { '200': feed.pages },
+    serverCpuMsPerRequest: Math.round((cpu / feed.pages) * 100) / 100,
+  };
+}
 
 /** The middle value; for an even count the mean of the two middle ones. */
 function median(values: number[]): number {
@@ -61,13 +88,18 @@ async function main() {
         for (const scenario of scenarios) {
           const next = () => requestsOf(scenario, target, probes, 100 + round);
           const headers = { Authorization: `Bearer ${token}` };
-          await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
-          const load = await runLoad(server.url, next(), {
-            connections: 32,
-            seconds,
-            headers,
-            serverPid: server.pid,
-          });
+          const load =
+            scenario === 'changes_feed'
+              ? await feedRound(server, token, url)
+              : await (async () => {
+                  await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
+                  return runLoad(server.url, next(), {
+                    connections: 32,
+                    seconds,
+                    headers,
+                    serverPid: server.pid,
+                  });
+                })();
           const key = `${scenario}\t${build.name}`;
           figures.set(key, [...(figures.get(key) ?? []), load]);
           process.stderr.write(

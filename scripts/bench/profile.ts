@@ -2,10 +2,12 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { writeMemberChanges } from './bench-database';
+import { followFeed } from './follow-feed';
 import { runLoad } from './load-runner';
 import { paths } from './paths';
 import { ServerProcess } from './processes';
-import { requestsOf, type ScenarioName, type Target } from './scenarios';
+import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
 
 /**
  * Where the service's CPU goes under one scenario's load: starts the built service with
@@ -13,6 +15,9 @@ import { requestsOf, type ScenarioName, type Target } from './scenarios';
  * stops it, and sums the profile's self time by function and by file.
  *
  *   DATABASE_URL=postgres://…/bench_… node dist/scripts/bench/profile.js [scenario] [seconds] [token]
+ *
+ * `changes_feed` writes 100,000 changes and follows them, as the bench does, again and again
+ * until the seconds are spent (each round adds 100,000 changes to the kept database).
  *
  * Without a token, one is issued to the benchmark's reader account. BENCH_SERVICE_MAIN names
  * another build's dist/src/main.js (to profile a checkout before a change).
@@ -128,6 +133,45 @@ export async function lookupValues(url: string) {
   }
 }
 
+/** Lookups or pages at 32 connections for `seconds`, after 2 s of warm-up. */
+async function driveLoad(
+  server: ServerProcess,
+  token: string,
+  databaseUrl: string,
+  scenario: ScenarioName,
+  seconds: number,
+) {
+  const { probes, ids } = await lookupValues(databaseUrl);
+  const target = { label: 'service', server, token, ids } as unknown as Target;
+  const next = requestsOf(scenario, target, probes);
+  const headers = { Authorization: `Bearer ${token}` };
+  await runLoad(server.url, next, { connections: 32, seconds: 2, headers });
+  const figures = await runLoad(server.url, next, {
+    connections: 32,
+    seconds,
+    headers,
+    serverPid: server.pid,
+  });
+  process.stdout.write(
+    `${scenario}: ${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
+      `cpu ${figures.serverCpuMsPerRequest} ms/req, non-2xx ${figures.non2xx}\n`,
+  );
+}
+
+/** The bench's feed client, again and again until `seconds` are spent (at least once). */
+async function followFeedFor(serviceUrl: string, token: string, databaseUrl: string, seconds: number) {
+  const until = performance.now() + seconds * 1000;
+  do {
+    const feed = await followFeed(serviceUrl, token, FEED_CHANGES, (count) =>
+      writeMemberChanges(databaseUrl, count),
+    );
+    process.stdout.write(
+      `changes_feed: ${Math.round(feed.changesPerSecond)} changes/s, ${feed.read} of ${feed.written} read, ` +
+        `${feed.pages} pages, page p99 ${feed.p99PageMs} ms, in order ${feed.inOrder}\n`,
+    );
+  } while (performance.now() < until);
+}
+
 async function main() {
   const [scenario = 'chat_id', secondsText = '10', givenToken] = process.argv.slice(2);
   const url = process.env.DATABASE_URL;
@@ -154,21 +198,8 @@ async function main() {
       });
       token = ((await response.json()) as { token: string }).token;
     }
-    const { probes, ids } = await lookupValues(url);
-    const target = { label: 'service', server, token, ids } as unknown as Target;
-    const next = requestsOf(scenario as ScenarioName, target, probes);
-    const headers = { Authorization: `Bearer ${token}` };
-    await runLoad(server.url, next, { connections: 32, seconds: 2, headers });
-    const figures = await runLoad(server.url, next, {
-      connections: 32,
-      seconds: Number(secondsText),
-      headers,
-      serverPid: server.pid,
-    });
-    process.stdout.write(
-      `${scenario}: ${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
-        `cpu ${figures.serverCpuMsPerRequest} ms/req, non-2xx ${figures.non2xx}\n`,
-    );
+    if (scenario === 'changes_feed') await followFeedFor(server.url, token, url, Number(secondsText));
+    else await driveLoad(server, token, url, scenario as ScenarioName, Number(secondsText));
   } finally {
     await server.stop();
   }

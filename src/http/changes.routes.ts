@@ -36,7 +36,8 @@ export function changesRouter(container: Container): express.Router {
     const output = await container
       .get(ListChanges)
       .execute({ after: query.after, limit: limitOf(query.limit) });
-    res.json(mapChangePage(output));
+    // Rendered by the store: one text, sent in one write with its length.
+    res.type('application/json; charset=utf-8').send(mapChangePage(output));
   });
   router.all('/changes', methodNotAllowed('GET'));
   return router;

@@ -1,5 +1,13 @@
+import { renderChange } from '../../src/application/changes/change-view';
 import type { NewChange } from '../../src/application/ports/change-log';
-import { type ContractAdapter, memberIdsTagged, newPerson, uniqueTag } from './contract-adapter';
+import {
+  type ContractAdapter,
+  idsTagged,
+  memberIdsTagged,
+  newPerson,
+  TODAY,
+  uniqueTag,
+} from './contract-adapter';
 
 /**
  * ChangeLog (the outbox every write of people records into), ChangeFeed (its read side) and
@@ -158,6 +166,103 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
       const { changes } = await feed().page(0, 10);
       expect(changes.map((c) => c.personId)).toEqual([later]);
       expect(changes[0].seq).toBeGreaterThan(after.prunedThrough);
+    });
+
+    describe('rendered pages (the read model)', () => {
+      // Text that JSON escapes (quotes, backslashes, control characters) and text it must not
+      // (non-ASCII, astral characters, U+2028, DEL, a slash).
+      const awkward = ['Quote " and \\ back', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Zoë 𝔘 \u2028 </x> ☃'];
+
+      it("writes each change byte for byte as JSON.stringify writes its view: admins' left out, the erased null", async () => {
+        const tag = uniqueTag();
+        await adapter().repositories.people.insertMany([
+          newPerson({
+            firstName: awkward[0],
+            lastName: `${tag} ${awkward[1]}`,
+            chatId: `${awkward[2]} ${tag}`,
+            plannerId: 'planner "7"',
+            memberNumber: 'M-1/2',
+            contacts: [
+              { kind: 'address', value: `1 Main St\n${awkward[2]}`, label: awkward[0] },
+              { kind: 'email', value: `ada.${tag}@example.org`, label: 'work' },
+              { kind: 'phone', value: '+44 20 7946 0000', label: null },
+            ],
+            memberships: [
+              { club: `Club ${awkward[0]}`, kind: null, startDate: '2024-06-15', endDate: null },
+              { club: `Club ${awkward[2]}`, kind: 'student', startDate: '2020-01-01', endDate: '2024-06-14' },
+              { club: `Club ${awkward[2]}`, kind: 'family', startDate: '2024-06-16', endDate: '2025-01-01' },
+            ],
+          }),
+          newPerson({ lastName: `${tag} bare` }),
+          newPerson({ lastName: `${tag} erased` }),
+          newPerson({ lastName: `${tag} admin`, role: 'admin' }),
+        ]);
+        const [awkwardOne, bare, erased, admin] = await idsTagged(adapter(), tag);
+        await unitOfWork().run((tx) => tx.people.erase([erased]));
+        const nobody = nextPerson++;
+        const { latest } = await feed().position();
+
+        // Units of work of their own: changes at different moments (the milliseconds of `at`).
+        const written: NewChange[] = [
+          change(awkwardOne, { type: 'person.created', fields: null, byKeyId: null }),
+          change(bare, { fields: ['last_name', 'contacts', 'memberships', 'member_number', 'planner_id'] }),
+          change(admin),
+          change(erased, { type: 'person.erased', fields: null }),
+          change(nobody, { type: 'membership.started', fields: null, byKeyId: null }),
+          change(awkwardOne, { type: 'membership.ended', fields: null, byKeyId: 2_000_000_000 }),
+          change(awkwardOne, { fields: [] }),
+          change(bare),
+        ];
+        for (const one of written) await unitOfWork().run((tx) => tx.changes.record([one]));
+
+        for (const today of [TODAY, '2024-06-16']) {
+          const { position, changes } = await feed().page(latest, 100);
+          const rendered = await feed().renderedPage(latest, 100, today);
+          expect(changes).toHaveLength(written.length);
+          expect(rendered.position).toEqual(position);
+          expect(rendered.changes).toEqual(changes.map((one) => renderChange(one, today)));
+
+          const shown = rendered.changes.map((one) => (one.json === null ? null : JSON.parse(one.json)));
+          expect(shown.map((one) => one?.person_id ?? 'hidden')).toEqual([
+            awkwardOne,
+            bare,
+            'hidden',
+            erased,
+            nobody,
+            awkwardOne,
+            awkwardOne,
+            bare,
+          ]);
+          expect(shown.map((one) => one?.person?.id ?? null)).toEqual([
+            awkwardOne,
+            bare,
+            null,
+            null,
+            null,
+            awkwardOne,
+            awkwardOne,
+            bare,
+          ]);
+        }
+      });
+
+      it('reads the same changes and position as the plain page, at most `limit`, none past the newest', async () => {
+        const ids = [nextPerson++, nextPerson++, nextPerson++];
+        const { latest } = await feed().position();
+        await unitOfWork().run((tx) => tx.changes.record(ids.map((id) => change(id))));
+
+        const first = await feed().renderedPage(latest, 2, TODAY);
+        expect(first.changes.map((c) => c.seq)).toEqual(
+          (await feed().page(latest, 2)).changes.map((c) => c.seq),
+        );
+        const rest = await feed().renderedPage(first.changes[1].seq, 10, TODAY);
+        expect(rest.changes.map((c) => (c.json === null ? null : JSON.parse(c.json).person_id))).toEqual([
+          ids[2],
+        ]);
+
+        const none = await feed().renderedPage(rest.changes[0].seq, 10, TODAY);
+        expect(none).toEqual({ position: await feed().position(), changes: [] });
+      });
     });
 
     it('names the directory with an id that does not change', async () => {

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { Gone, InvalidInput } from '../../domain/errors';
-import { isVisible, type Person } from '../../domain/person';
-import type { Change, ChangeFeed } from '../ports/change-feed';
+import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import { decodeCursor, encodeCursor } from './change-cursor';
@@ -16,10 +15,11 @@ export interface ListChangesInput {
 }
 
 export interface ListChangesOutput {
-  /** Decides which memberships of the people shown are current. */
-  today: string;
-  /** Each with its person as they are now, null once they are gone (erased). */
-  changes: (Change & { person: Person | null })[];
+  /**
+   * Each the JSON text of its ChangeView (see change-view.ts): its person as they are now, null
+   * once they are gone (erased); admins' changes left out.
+   */
+  changes: string[];
   /** Where to go on from: the last change read, or the same cursor when there was nothing new. */
   cursor: string;
   hasMore: boolean;
@@ -38,8 +38,13 @@ export class ListChanges {
       throw new InvalidInput(`limit must be a whole number from 1 to ${MAX_CHANGES_LIMIT}`);
     }
     const cursor = after === undefined ? null : decodeCursor(after);
-    // One more than asked tells whether more are waiting.
-    const { position, changes } = await this.feed.page(cursor?.seq ?? 0, limit + 1);
+    // One more than asked tells whether more are waiting. Rendered by the store: the page is
+    // passed on as text, not built, mapped and serialised again (the read model).
+    const { position, changes } = await this.feed.renderedPage(
+      cursor?.seq ?? 0,
+      limit + 1,
+      this.clock.today(),
+    );
     if (cursor !== null) {
       if (cursor.directoryId !== position.directoryId || cursor.seq > position.latest) {
         throw new InvalidInput(
@@ -55,14 +60,10 @@ export class ListChanges {
     const read = changes.slice(0, limit);
     // The cursor moves past admins' changes too: they are read, only never shown.
     const seq = read.length > 0 ? read[read.length - 1].seq : (cursor?.seq ?? position.prunedThrough);
+    const shown: string[] = [];
+    for (const change of read) if (change.json !== null) shown.push(change.json);
     return {
-      today: this.clock.today(),
-      changes: read
-        .filter((change) => change.person?.role !== 'admin')
-        .map(({ person, ...change }) => ({
-          ...change,
-          person: person !== null && isVisible(person) ? person : null,
-        })),
+      changes: shown,
       cursor: encodeCursor({ directoryId: position.directoryId, seq }),
       hasMore: changes.length > limit,
     };

@@ -1,4 +1,5 @@
 import type { Person } from '../../domain/person';
+import type { RenderedChange } from '../changes/change-view';
 import type { NewChange } from './change-log';
 
 /** A change as the log keeps it: `seq` orders the feed, `at` is when its transaction ran. */
@@ -30,6 +31,16 @@ export interface ChangeFeed {
    * both as of one moment: a prune committed meanwhile cannot hide behind an older position.
    */
   page(after: number, limit: number): Promise<{ position: FeedPosition; changes: ChangeWithPerson[] }>;
+  /**
+   * The same page as `page` with each change rendered as the JSON text of its view on `today`
+   * (the read model, see change-view.ts), as `renderChange` renders it byte for byte: what
+   * GET /changes sends, without building, mapping and serialising each person in between.
+   */
+  renderedPage(
+    after: number,
+    limit: number,
+    today: string,
+  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }>;
   /**
    * Removes the changes recorded before `before` (and any older seq) and moves the pruned-through
    * mark up to the highest seq removed. Returns how many were removed.

@@ -1,7 +1,7 @@
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
 import type { ApiKeyResponse } from '../api-key.mapper';
-import type { mapChange, mapChangePage } from '../change.mapper';
+import type { ChangePageJson, mapChange } from '../change.mapper';
 import type { mapPerson } from '../person.mapper';
 import { idSchema } from './integers';
 import { type JsonSchema, schemaRef } from './openapi-types';
@@ -12,8 +12,7 @@ type PersonJson = ReturnType<typeof mapPerson>;
 type ContactJson = PersonJson['contacts'][number];
 type MembershipJson = PersonJson['memberships'][number];
 type ClubJson = MembershipJson['club'];
-type ChangeJson = ReturnType<typeof mapChange>;
-type ChangePageJson = ReturnType<typeof mapChangePage>;
+type ChangeJson = NonNullable<ReturnType<typeof mapChange>>;
 
 /** Every field always present (SPEC §1), `null` where empty; nothing else. */
 function record<T>(description: string, properties: Record<keyof T & string, JsonSchema>): JsonSchema {

@@ -1,3 +1,4 @@
+import { type RenderedChange, renderChange } from '../../application/changes/change-view';
 import type { ChangeFeed, ChangeWithPerson, FeedPosition } from '../../application/ports/change-feed';
 import { copy, type InMemoryStore, toPerson } from './in-memory-store';
 
@@ -24,6 +25,15 @@ export class InMemoryChangeFeed implements ChangeFeed {
         return { ...copy(change), person: person === undefined ? null : toPerson(person) };
       }),
     };
+  }
+
+  async renderedPage(
+    after: number,
+    limit: number,
+    today: string,
+  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }> {
+    const { position, changes } = await this.page(after, limit);
+    return { position, changes: changes.map((change) => renderChange(change, today)) };
   }
 
   async prune(before: Date): Promise<number> {

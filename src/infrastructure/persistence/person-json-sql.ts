@@ -21,12 +21,12 @@ import {
  */
 
 /** A JSON value of any type; SQL NULL becomes null. */
-function json(expression: string): string {
+export function json(expression: string): string {
   return `coalesce(to_json(${expression})::text, 'null')`;
 }
 
 /** An integer that is never NULL (ids). */
-function integer(expression: string): string {
+export function integer(expression: string): string {
   return `(${expression})::text`;
 }
 
@@ -35,7 +35,7 @@ function boolean(condition: string): string {
 }
 
 /** `{"a":<a>,"b":<b>}` with the fields in the view's order. */
-function object<K extends string>(fields: readonly K[], values: Record<K, string>): string {
+export function object<K extends string>(fields: readonly K[], values: Record<K, string>): string {
   const parts = fields.map((field, i) => {
     if (!/^[a-z_]+$/.test(field)) throw new Error(`unexpected field name ${field}`);
     return `'${i === 0 ? '{' : ','}"${field}":' || ${values[field]}`;

@@ -1,8 +1,11 @@
 import type { EntityManager } from 'typeorm';
+import type { RenderedChange } from '../../application/changes/change-view';
 import type { ChangeFeed, ChangeWithPerson, FeedPosition } from '../../application/ports/change-feed';
 import type { ChangedField, ChangeType } from '../../application/ports/change-log';
 import type { Person } from '../../domain/person';
+import { changeJsonSql } from './change-json-sql';
 import { withDatabaseErrors } from './database-errors';
+import { personJsonSql } from './person-json-sql';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 
 /** A change as json_agg writes it: the timestamp as text, seq as a JSON number. */
@@ -34,6 +37,34 @@ const POSITION = `
            'pruned_through', changes_pruned_through,
            'latest', greatest(changes_pruned_through, (SELECT max(seq) FROM changes)))
     FROM directory_meta`;
+
+/**
+ * A page of changes rendered as JSON text (the read model), with the position: one row per change
+ * in seq order, or a single row with a NULL seq when there is none. Each person is rendered once,
+ * however many of the page's changes are theirs; an admin's change is read (its seq moves the
+ * cursor) but has no text. $1: after, $2: limit, $3: today.
+ */
+const RENDERED_PAGE = `
+  WITH page AS (
+    SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2
+  ), shown AS (
+    SELECT p.id, p.role = 'admin' AS admin,
+           CASE WHEN p.erased_at IS NULL THEN ${personJsonSql('$3')} ELSE 'null' END AS json
+      FROM people p WHERE p.id IN (SELECT person_id FROM page)
+  )
+  SELECT m.directory_id,
+         m.changes_pruned_through AS pruned_through,
+         greatest(m.changes_pruned_through, (SELECT max(seq) FROM changes)) AS latest,
+         c.seq,
+         CASE WHEN s.admin THEN NULL ELSE ${changeJsonSql("coalesce(s.json, 'null')")} END AS json
+    FROM directory_meta m
+    LEFT JOIN (page c LEFT JOIN shown s ON s.id = c.person_id) ON true
+   ORDER BY c.seq`;
+
+interface RenderedRow extends PositionRow {
+  seq: string | null;
+  json: string | null;
+}
 
 function toPosition(row: PositionRow): FeedPosition {
   return {
@@ -90,6 +121,23 @@ export class TypeOrmChangeFeed implements ChangeFeed {
           }),
         ),
       };
+    });
+  }
+
+  renderedPage(
+    after: number,
+    limit: number,
+    today: string,
+  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }> {
+    // One statement, one snapshot, as for `page`; rows rather than one aggregate, so that the
+    // texts reach node as they are, never inside a JSON document to parse.
+    return withDatabaseErrors(async () => {
+      const rows: RenderedRow[] = await this.manager.query(RENDERED_PAGE, [after, limit, today]);
+      const changes: RenderedChange[] = [];
+      for (const row of rows) {
+        if (row.seq !== null) changes.push({ seq: Number(row.seq), json: row.json });
+      }
+      return { position: toPosition(rows[0]), changes };
     });
   }
 

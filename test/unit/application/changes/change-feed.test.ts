@@ -56,13 +56,13 @@ describe('ListChanges', () => {
     await update.execute({ principal: writer, id: ann.id, changes: { firstName: 'Anne', chatId: 'a1' } });
     const page = await list.execute({ after: start });
 
-    expect(page.changes).toEqual([
+    expect(page.changes.map((text) => JSON.parse(text))).toEqual([
       expect.objectContaining({
         type: 'person.updated',
-        personId: ann.id,
+        person_id: ann.id,
         fields: ['first_name', 'chat_id'],
-        byKeyId: 42,
-        person: expect.objectContaining({ firstName: 'Anne' }),
+        by: 42,
+        person: expect.objectContaining({ id: ann.id, first_name: 'Anne', chat_id: 'a1' }),
       }),
     ]);
     expect(await list.execute({ after: page.cursor })).toMatchObject({ changes: [], cursor: page.cursor });
@@ -102,7 +102,7 @@ describe('AnnounceMembershipTransitions', () => {
     expect(await calendar.execute()).toEqual({ started: 0, ended: 0 });
 
     const page = await list.execute({ after: start });
-    expect(page.changes.map((c) => [c.type, c.personId, c.byKeyId])).toEqual([
+    expect(page.changes.map((text) => JSON.parse(text)).map((c) => [c.type, c.person_id, c.by])).toEqual([
       ['membership.started', turning.id, null],
       ['membership.ended', turning.id, null],
     ]);
@@ -119,6 +119,7 @@ describe('TakeChangesCursor', () => {
         return directory.feed.position();
       },
       page: (after, limit) => directory.feed.page(after, limit),
+      renderedPage: (after, limit, today) => directory.feed.renderedPage(after, limit, today),
       prune: (before) => directory.feed.prune(before),
     };
     const take = new TakeChangesCursor(feed);

@@ -1,0 +1,67 @@
+import { isVisible } from '../../domain/person';
+import { type PersonView, personView } from '../people/person-view';
+import type { ChangeWithPerson } from '../ports/change-feed';
+
+/**
+ * A Change as the API shows it (SPEC §7), fields listed one by one; the person through the same
+ * view as /people, so a client stores what it would have listed. The database renders the same
+ * view as JSON text for GET /changes (see change-json-sql.ts), taking its field names and their
+ * order from CHANGE_VIEW_FIELDS; the contract suite holds both renderings to the same bytes.
+ */
+export interface ChangeView {
+  seq: number;
+  /** When the change's transaction ran, as Date#toISOString writes it (UTC, milliseconds). */
+  at: string;
+  type: ChangeWithPerson['type'];
+  person_id: number;
+  fields: string[] | null;
+  by: number | null;
+  person: PersonView | null;
+}
+
+/** A change already rendered as the JSON text of its view; null when it is not to be shown. */
+export interface RenderedChange {
+  seq: number;
+  json: string | null;
+}
+
+/**
+ * The view of a change as a client may see it, on `today` (which decides the memberships that are
+ * current), or null when it is not to be shown: admins' changes never appear (though the cursor
+ * moves past them), and a person who is no longer visible (erased) is null.
+ */
+export function shownChange(change: ChangeWithPerson, today: string): ChangeView | null {
+  const { person } = change;
+  if (person?.role === 'admin') return null;
+  return {
+    seq: change.seq,
+    at: change.at.toISOString(),
+    type: change.type,
+    person_id: change.personId,
+    fields: change.fields === null ? null : [...change.fields],
+    by: change.byKeyId,
+    person: person !== null && isVisible(person) ? personView(person, today) : null,
+  };
+}
+
+/** The JSON text a client receives for a change, or null when it is not to be shown. */
+export function renderChange(change: ChangeWithPerson, today: string): RenderedChange {
+  const view = shownChange(change, today);
+  return { seq: change.seq, json: view === null ? null : JSON.stringify(view) };
+}
+
+/** The field names of a ChangeView in the order JSON.stringify writes them, read off shownChange. */
+export const CHANGE_VIEW_FIELDS = Object.keys(
+  shownChange(
+    {
+      seq: 0,
+      at: new Date(0),
+      type: 'person.erased',
+      personId: 0,
+      fields: null,
+      byKeyId: null,
+      person: null,
+    },
+    '',
+  ) as ChangeView,
+) as (keyof ChangeView)[];
