@@ -1,20 +1,11 @@
 import { readFileSync } from 'node:fs';
+import type { PersonFileRecord } from '../../../src/cli/person-file/person-file-record';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { cli } from '../cli/cli-harness';
 import { tempFile, tempPath } from '../cli/import-files';
 
 /** A record of the export file, as the tests edit it. */
-export interface FileRecord {
-  id: number | null;
-  member_number: string | null;
-  first_name: string;
-  last_name: string;
-  chat_id: string | null;
-  planner_id: string | null;
-  role: string;
-  contacts: { kind: string; value: string; label: string | null }[];
-  memberships: { club: string; kind: string | null; start_date: string; end_date: string | null }[];
-}
+export type FileRecord = PersonFileRecord;
 
 /** What `export` writes now, as records. */
 export async function exportRecords(database: Database): Promise<FileRecord[]> {
