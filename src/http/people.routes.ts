@@ -59,9 +59,13 @@ export function peopleRouter(container: Container): express.Router {
       if (output.nextAfter !== null && limit !== undefined) {
         res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
       }
-      // Rendered by the store: the page is joined, not parsed and serialised again.
+      // Rendered by the store: the page is joined, not parsed and serialised again, and goes
+      // out in one write with its length (res.send would parse the Content-Type again). For a
+      // HEAD, node sends the headers alone.
+      const page = `[${output.people.map((person) => person.json).join(',')}]`;
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.send(`[${output.people.map((person) => person.json).join(',')}]`);
+      res.setHeader('Content-Length', Buffer.byteLength(page));
+      res.end(page);
       return;
     }
     if (req.method === 'HEAD') {

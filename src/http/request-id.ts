@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 
 const MAX_REQUEST_ID_LENGTH = 200;
 
@@ -8,8 +8,8 @@ const MAX_REQUEST_ID_LENGTH = 200;
 // text, is not. (Node trims the spaces around a header value and refuses CR and LF in it.)
 const SAFE_REQUEST_ID = /^[\x20-\x7e]+$/;
 
-/** Gives every request an id (the client's when safe) and every response the protocol headers. */
-export const requestId: RequestHandler = (req, res, next) => {
+/** Gives the request an id (the client's when safe) and its response the protocol headers. */
+export function assignRequestId(req: Request, res: Response): void {
   const offered = req.get('X-Request-Id');
   const safe =
     offered !== undefined && offered.length <= MAX_REQUEST_ID_LENGTH && SAFE_REQUEST_ID.test(offered);
@@ -17,5 +17,4 @@ export const requestId: RequestHandler = (req, res, next) => {
   req.id = id;
   res.setHeader('X-Request-Id', id);
   res.setHeader('API-Version', '1.0.0');
-  next();
-};
+}

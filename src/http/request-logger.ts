@@ -1,4 +1,4 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { Logger } from 'pino';
 
 declare module 'http' {
@@ -25,14 +25,17 @@ function line(req: Request, res: Response, durationMs: number) {
   };
 }
 
+/** Writes a request's log line, once its answer has ended (or its client went away). */
+export type RequestLog = (req: Request, res: Response, durationMs: number) => void;
+
 /**
  * One JSON line per request, written when the answer ends (or the client goes away): info, or
  * error for a 5xx. Its fields are picked one by one above and nothing from headers or bodies is
  * among them, so an Authorization header, a token or a password cannot reach the log even by
- * accident. Cheap on purpose: one listener and one log call a request, no child logger unless
- * the request logs something else (`req.log`, made on first use).
+ * accident. Cheap on purpose: one log call a request, no child logger unless the request logs
+ * something else (`req.log`, made on first use). The request edge (see app.ts) calls it.
  */
-export function requestLogger(app: Express, logger: Logger): RequestHandler {
+export function requestLogger(app: Express, logger: Logger): RequestLog {
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: Request): Logger {
@@ -41,16 +44,14 @@ export function requestLogger(app: Express, logger: Logger): RequestHandler {
       return log;
     },
   });
-  return (req, res, next) => {
-    const started = Date.now();
-    // 'close' comes after the answer is sent, and also when the client goes away before that.
-    res.once('close', () => {
-      const failed = res.statusCode >= 500;
-      if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
-      const fields = line(req, res, Date.now() - started);
-      if (failed) logger.error(fields, 'request failed');
-      else logger.info(fields, 'request completed');
-    });
-    next();
+  // The line's fields are picked above, none of them secret: the logger's redaction, there for
+  // lines that carry objects (errors, requests), has nothing to do here and cost ~2% of a lookup.
+  const lines = logger.child({}, { redact: [] });
+  return (req, res, durationMs) => {
+    const failed = res.statusCode >= 500;
+    if (!lines.isLevelEnabled(failed ? 'error' : 'info')) return;
+    const fields = line(req, res, durationMs);
+    if (failed) lines.error(fields, 'request failed');
+    else lines.info(fields, 'request completed');
   };
 }

@@ -13,12 +13,16 @@ function percentDecoded(text: string): Buffer {
   return Buffer.from(bytes, 'latin1');
 }
 
+const MAYBE_NOT_ASCII = /%[89a-f]|[\u0080-\uffff]/i;
+
 /**
  * The name of the first parameter of a query string or form body whose percent-encoded bytes are
  * not UTF-8, or null. The parsers would put U+FFFD in their place: text silently changed, where
  * SPEC §1 wants it refused. (A lone surrogate can only travel here as such bytes, %ED%A0%80.)
  */
 export function undecodableParameter(encoded: string): string | null {
+  // Only a byte above 0x7F, raw or percent-encoded, can break UTF-8: most query strings have none.
+  if (!MAYBE_NOT_ASCII.test(encoded)) return null;
   for (const pair of encoded.split('&')) {
     if (!isUtf8(percentDecoded(pair))) return percentDecoded(pair.split('=')[0]).toString('utf8');
   }

@@ -1,6 +1,7 @@
 import { type ClassConstructor, plainToInstance } from 'class-transformer';
 import { getMetadataStorage, type ValidationError, validate } from 'class-validator';
 import { InvalidInput } from '../domain/errors';
+import { passesAllChecks } from './dto-checks';
 import { messagesFor } from './error-messages';
 
 // Client-chosen key names appear in messages; a bound keeps an absurd key from filling the answer.
@@ -48,6 +49,18 @@ export function keysOf(type: ClassConstructor<object>, validator?: string): stri
   return [...new Set(keys)];
 }
 
+// A class's keys never change once its decorators have run: read once, not on every request.
+const declaredKeys = new Map<ClassConstructor<object>, readonly string[]>();
+
+function declaredKeysOf(type: ClassConstructor<object>): readonly string[] {
+  let keys = declaredKeys.get(type);
+  if (keys === undefined) {
+    keys = keysOf(type);
+    declaredKeys.set(type, keys);
+  }
+  return keys;
+}
+
 export type UnknownKeyMessage = (key: string) => string;
 
 const plainUnknownKey: UnknownKeyMessage = (key) => `unknown key ${quoteName(key)}`;
@@ -73,8 +86,9 @@ export async function toValidDto<T extends object>(
   plain: object,
   unknownKey?: UnknownKeyMessage,
 ): Promise<T> {
-  refuseUnknownKeys(plain, keysOf(type), unknownKey);
+  refuseUnknownKeys(plain, declaredKeysOf(type), unknownKey);
   const dto = plainToInstance(type, plain);
+  if (passesAllChecks(type, dto)) return dto;
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new InvalidInput(messagesOf(errors));
   return dto;

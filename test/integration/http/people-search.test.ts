@@ -292,6 +292,19 @@ describe.each(testDatabases)('searching people on $name', (target) => {
       expect(pages.flat()).toEqual(ids);
     });
 
+    it('answers a page with its length, and a HEAD of it with the same headers and no body', async () => {
+      const url = `/people?last_name=${marker}&limit=3`;
+      const auth = `Bearer ${token}`;
+      const get = await request(t.app).get(url).set('Authorization', auth);
+      expect(get.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(get.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+      const head = await request(t.app).head(url).set('Authorization', auth);
+      expect(head.status).toBe(200);
+      expect(head.text ?? '').toBe('');
+      expect(head.headers['content-length']).toBe(get.headers['content-length']);
+      expect(head.headers.link).toBe(get.headers.link);
+    });
+
     it('gives no Link when the page holds the last match exactly', async () => {
       const res = await request(t.app)
         .get(`/people?last_name=${marker}&limit=7`)
