@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
+import { updatePersonInOneStatement } from './person-update-sql';
 import { createRepositories } from './repositories';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -27,6 +29,13 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
         await tx.changes.flush({ serialise: this.options.serialiseChanges });
         return result;
       }),
+    );
+  }
+
+  /** One statement on its own, committed as it ends (see person-update-sql.ts). */
+  updatePerson(update: PersonUpdate): Promise<Person | null> {
+    return withDatabaseErrors(() =>
+      updatePersonInOneStatement(this.dataSource.manager, update, this.options.serialiseChanges !== false),
     );
   }
 }
