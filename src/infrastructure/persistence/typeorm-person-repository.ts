@@ -167,6 +167,10 @@ export class TypeOrmPersonRepository implements PersonRepository {
     memberNumbers: string[];
     chatIds: string[];
   }): Promise<PersonIdentity[]> {
+    // A first import names nobody: no round trip for each of its batches.
+    if (keys.ids.length === 0 && keys.memberNumbers.length === 0 && keys.chatIds.length === 0) {
+      return Promise.resolve([]);
+    }
     return this.identities(
       `p.id = ANY($1::int[]) OR p.member_number = ANY($2::text[])
         OR (p.chat_id = ANY($3::text[]) AND p.role = 'member')`,
