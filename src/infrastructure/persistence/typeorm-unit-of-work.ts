@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
-import { updatePersonInOneStatement } from './person-update-sql';
+import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -14,10 +14,14 @@ export interface TypeOrmUnitOfWorkOptions {
 }
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
+  private readonly updates: PersonUpdateWriter;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly options: TypeOrmUnitOfWorkOptions = {},
-  ) {}
+  ) {
+    this.updates = new PersonUpdateWriter(dataSource.manager, options.serialiseChanges !== false);
+  }
 
   /** Errors thrown by `work` come out unchanged; failures to begin or commit are translated. */
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -32,10 +36,8 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     );
   }
 
-  /** One statement on its own, committed as it ends (see person-update-sql.ts). */
+  /** In one statement on its own, with the updates that come meanwhile (see person-update-sql.ts). */
   updatePerson(update: PersonUpdate): Promise<Person | null> {
-    return withDatabaseErrors(() =>
-      updatePersonInOneStatement(this.dataSource.manager, update, this.options.serialiseChanges !== false),
-    );
+    return this.updates.write(update);
   }
 }
