@@ -52,12 +52,12 @@ export class UpdatePerson {
     }
   }
 
-  /** The person as updated, or null when they changed between the read and the write. */
+  /** The person as updated, or null when they changed between the read and the write (or the answer). */
   private async attempt(
     { principal, id, expectedVersions }: UpdatePersonInput,
     wanted: PersonChanges,
   ): Promise<Person | null> {
-    const current = await this.people.findById(id);
+    const current = await this.people.findFieldsById(id);
     if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
     if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
       throw new PreconditionFailed(
@@ -86,8 +86,12 @@ export class UpdatePerson {
         newValue: value,
       });
     }
-    // Nothing really changes: no write, no new version, no audit entry.
-    if (audit.length === 0) return current;
+    // Nothing really changes: no write, no new version, no audit entry; the answer is the person
+    // as they are (with contacts and memberships), unless they changed since the first read.
+    if (audit.length === 0) {
+      const person = await this.people.findById(id);
+      return person?.version === current.version ? person : null;
+    }
 
     if (typeof effective.chatId === 'string') {
       const taken = await this.people.chatIdsInUse([effective.chatId]);
