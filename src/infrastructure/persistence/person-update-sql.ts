@@ -163,7 +163,7 @@ export class PersonUpdateWriter {
         batch.map((w) => w.update),
         this.serialise,
       );
-      batch.forEach((w, i) => w.resolve(people[i]));
+      for (const [i, w] of batch.entries()) w.resolve(people[i]);
     } catch (error) {
       if (batch.length === 1) {
         batch[0].reject(translateDatabaseError(error));
