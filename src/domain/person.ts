@@ -24,6 +24,9 @@ export interface Person {
   memberships: Membership[];
 }
 
+/** A person's own fields, without their contacts and memberships. */
+export type PersonFields = Omit<Person, 'contacts' | 'memberships'>;
+
 /**
  * Admins and erased people never appear in people results and cannot be read or changed through
  * them.

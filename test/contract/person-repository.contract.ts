@@ -38,6 +38,38 @@ export function describePersonRepositoryContract(adapter: () => ContractAdapter)
       expect(await people().findByIdForUpdate(2_000_000_000)).toBeNull();
     });
 
+    it('finds the fields of a person by id, as findById has them without contacts and memberships', async () => {
+      const tag = uniqueTag();
+      await people().insertMany([
+        newPerson({
+          lastName: tag,
+          chatId: `${tag}-c`,
+          plannerId: 'planner',
+          memberNumber: `${tag}-m`,
+          contacts: [{ kind: 'email', value: `${tag}@example.org`, label: null }],
+        }),
+        newPerson({ lastName: `${tag} admin`, role: 'admin' }),
+      ]);
+      const [id, adminId] = await idsTagged(adapter(), tag);
+      await people().erase([id]);
+
+      for (const each of [id, adminId]) {
+        const {
+          contacts: _contacts,
+          memberships: _memberships,
+          ...fields
+        } = (await people().findById(each))!;
+        expect(await people().findFieldsById(each)).toEqual(fields);
+      }
+      expect(await people().findFieldsById(adminId)).toMatchObject({
+        role: 'admin',
+        erased: false,
+        version: 1,
+      });
+      expect(await people().findFieldsById(id)).toMatchObject({ erased: true, version: 2 });
+      expect(await people().findFieldsById(2_000_000_000)).toBeNull();
+    });
+
     it('hands out copies: changing a result changes nothing stored', async () => {
       const tag = uniqueTag();
       await people().insertMany([newPerson({ lastName: tag })]);

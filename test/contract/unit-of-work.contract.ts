@@ -1,5 +1,38 @@
+import type { NewAuditEntry } from '../../src/domain/audit-entry';
 import { Conflict } from '../../src/domain/errors';
-import { type ContractAdapter, memberIdsTagged, newPerson, TODAY, uniqueTag } from './contract-adapter';
+import type { PersonChanges } from '../../src/domain/person';
+import type { PersonUpdate } from '../../src/application/ports/unit-of-work';
+import {
+  type ContractAdapter,
+  idsTagged,
+  memberIdsTagged,
+  newPerson,
+  TODAY,
+  uniqueTag,
+} from './contract-adapter';
+
+/** An update of `id` decided on `version`, with an audit entry per field and a change naming them. */
+function updateOf(id: number, version: number, changes: PersonChanges): PersonUpdate {
+  const names = { firstName: 'first_name', lastName: 'last_name', chatId: 'chat_id' } as const;
+  const keys = Object.keys(changes) as (keyof PersonChanges)[];
+  const audit: NewAuditEntry[] = keys.map((key) => ({
+    actorAccountId: 7,
+    actorKeyId: 42,
+    action: 'person.update',
+    subjectType: 'person',
+    subjectId: id,
+    field: names[key],
+    oldValue: 'old',
+    newValue: changes[key] ?? null,
+  }));
+  return {
+    id,
+    version,
+    changes,
+    audit,
+    change: { type: 'person.updated', personId: id, fields: keys.map((key) => names[key]), byKeyId: 42 },
+  };
+}
 
 /**
  * UnitOfWork: everything done through one transaction commits or rolls back together, and a
@@ -131,6 +164,127 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
       await Promise.all([increment(), increment(), increment()]);
 
       expect(await outside().people.findById(id)).toMatchObject({ firstName: '3', version: 4 });
+    });
+
+    describe('updatePerson', () => {
+      async function member(tag: string, overrides = {}) {
+        await outside().people.insertMany([
+          newPerson({
+            lastName: tag,
+            contacts: [{ kind: 'email', value: `${tag}@example.org`, label: null }],
+            ...overrides,
+          }),
+        ]);
+        // The newest: a tag may be part of another test person's.
+        return Math.max(...(await idsTagged(adapter(), tag)));
+      }
+      const written = async (id: number) => ({
+        audit: (await outside().audit.list({ personId: id })).map((e) => [e.field, e.newValue, e.actorKeyId]),
+        changes: (await outside().changes.listAbout(id)).map((c) => [c.type, c.fields, c.byKeyId]),
+      });
+
+      it('writes the change, its audit entries and its change record together, and answers the person', async () => {
+        const tag = uniqueTag();
+        const id = await member(tag);
+
+        const updated = await unitOfWork().updatePerson(
+          updateOf(id, 1, { firstName: 'Grace', chatId: `${tag}-chat` }),
+        );
+
+        expect(updated).toMatchObject({
+          id,
+          firstName: 'Grace',
+          lastName: tag,
+          chatId: `${tag}-chat`,
+          version: 2,
+        });
+        expect(updated?.contacts.map((c) => c.value)).toEqual([`${tag}@example.org`]);
+        expect(await outside().people.findById(id)).toEqual(updated);
+        expect((await written(id)).audit.sort()).toEqual(
+          [
+            ['chat_id', `${tag}-chat`, 42],
+            ['first_name', 'Grace', 42],
+          ].sort(),
+        );
+        expect((await written(id)).changes).toEqual([['person.updated', ['first_name', 'chat_id'], 42]]);
+        // The name searches match the new name.
+        const found = await outside().people.search(
+          { filter: { firstName: 'grace', lastName: tag }, today: TODAY },
+          5,
+        );
+        expect(found.map((p) => p.id)).toEqual([id]);
+      });
+
+      it('clears chat_id when given null, and leaves the fields not given as they were', async () => {
+        const tag = uniqueTag();
+        const id = await member(tag, { firstName: 'Kept', chatId: `${tag}-old` });
+
+        const updated = await unitOfWork().updatePerson(updateOf(id, 1, { chatId: null }));
+
+        expect(updated).toMatchObject({ firstName: 'Kept', lastName: tag, chatId: null, version: 2 });
+      });
+
+      it('writes nothing and answers null when the person is no longer at that version', async () => {
+        const tag = uniqueTag();
+        const id = await member(tag);
+        await unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'First' }));
+
+        const late = await unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'Late' }));
+
+        expect(late).toBeNull();
+        expect(await outside().people.findById(id)).toMatchObject({ firstName: 'First', version: 2 });
+        expect((await written(id)).audit).toHaveLength(1);
+        expect((await written(id)).changes).toHaveLength(1);
+      });
+
+      it('lets exactly one of two updates decided on the same version through', async () => {
+        const tag = uniqueTag();
+        const id = await member(tag);
+
+        const results = await Promise.all(
+          ['One', 'Two'].map((name) => unitOfWork().updatePerson(updateOf(id, 1, { firstName: name }))),
+        );
+
+        expect(results.filter((r) => r === null)).toHaveLength(1);
+        const winner = results.find((r) => r !== null);
+        expect(await outside().people.findById(id)).toMatchObject({
+          firstName: winner?.firstName,
+          version: 2,
+        });
+        expect((await written(id)).changes).toHaveLength(1);
+      });
+
+      it('answers null for an admin or an erased person, and changes neither', async () => {
+        const tag = uniqueTag();
+        const admin = await member(`${tag}a`, { role: 'admin' });
+        const erased = await member(`${tag}e`);
+        await outside().people.erase([erased]);
+        const erasedVersion = (await outside().people.findById(erased))?.version ?? 0;
+
+        expect(await unitOfWork().updatePerson(updateOf(admin, 1, { firstName: 'Seen' }))).toBeNull();
+        expect(
+          await unitOfWork().updatePerson(updateOf(erased, erasedVersion, { firstName: 'Seen' })),
+        ).toBeNull();
+        expect(await outside().people.findById(admin)).toMatchObject({ firstName: 'Ada', version: 1 });
+        expect((await written(admin)).changes).toEqual([]);
+        expect((await written(erased)).audit).toEqual([]);
+      });
+
+      it('throws Conflict for a chat_id another member has, and writes nothing', async () => {
+        const tag = uniqueTag();
+        await member(`${tag}h`, { chatId: `${tag}-taken` });
+        const id = await member(tag);
+
+        await expect(
+          unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'Not', chatId: `${tag}-taken` })),
+        ).rejects.toBeInstanceOf(Conflict);
+        expect(await outside().people.findById(id)).toMatchObject({
+          firstName: 'Ada',
+          chatId: null,
+          version: 1,
+        });
+        expect(await written(id)).toEqual({ audit: [], changes: [] });
+      });
     });
   });
 }

@@ -97,6 +97,32 @@ export class ImportPeople {
   }
 }
 
+/**
+ * Hands batches to `work` one at a time, each while the next is being read and checked: the
+ * store works on one batch while node parses the next (the file's reading is most of node's work
+ * in an import). `run` is the reading; whatever it throws, the batch in hand is finished first, so
+ * that nothing reaches the store after the unit of work has ended.
+ */
+async function inTurn<B>(
+  work: (batch: B) => Promise<void>,
+  run: (hand: (batch: B) => Promise<void>) => Promise<void>,
+) {
+  let inHand: Promise<void> = Promise.resolve();
+  const hand = async (batch: B) => {
+    await inHand;
+    inHand = work(batch);
+    // Awaited by the next hand or at the end; meanwhile its failure is no unhandled rejection.
+    inHand.catch(() => undefined);
+  };
+  try {
+    await run(hand);
+  } catch (error) {
+    await inHand.catch(() => undefined);
+    throw error;
+  }
+  await inHand;
+}
+
 async function check(tx: Transaction, input: ImportPeopleInput): Promise<Plan> {
   const problems: Problem[] = [];
   const problem = (index: number, message: string) => problems.push({ index, message });
@@ -161,37 +187,40 @@ async function check(tx: Transaction, input: ImportPeopleInput): Promise<Plan> {
     }
   };
 
-  let batch: { index: number; person: IncomingPerson }[] = [];
-  for await (const record of input.records()) {
-    plan.total += 1;
-    if ('problems' in record) {
-      for (const message of record.problems) problem(record.index, message);
-      continue;
+  // `resolve` touches only what the reading below does not (namedBy, the plan's targets).
+  await inTurn(resolve, async (hand) => {
+    let batch: { index: number; person: IncomingPerson }[] = [];
+    for await (const record of input.records()) {
+      plan.total += 1;
+      if ('problems' in record) {
+        for (const message of record.problems) problem(record.index, message);
+        continue;
+      }
+      const { index, person } = record;
+      if (person.memberNumber !== null) {
+        const first = memberNumbers.get(person.memberNumber);
+        if (first !== undefined) {
+          problem(
+            index,
+            `member_number ${JSON.stringify(person.memberNumber)} is also used by record ${first}`,
+          );
+        } else memberNumbers.set(person.memberNumber, index);
+      }
+      // chat_id is unique among the people the API shows: an admin's neither blocks nor is blocked.
+      if (person.chatId !== null && isVisible(person)) {
+        const first = chatIds.get(person.chatId);
+        if (first !== undefined) {
+          problem(index, `chat_id ${JSON.stringify(person.chatId)} is also used by record ${first}`);
+        } else chatIds.set(person.chatId, index);
+      }
+      batch.push(record);
+      if (batch.length >= BATCH_SIZE) {
+        await hand(batch);
+        batch = [];
+      }
     }
-    const { index, person } = record;
-    if (person.memberNumber !== null) {
-      const first = memberNumbers.get(person.memberNumber);
-      if (first !== undefined) {
-        problem(
-          index,
-          `member_number ${JSON.stringify(person.memberNumber)} is also used by record ${first}`,
-        );
-      } else memberNumbers.set(person.memberNumber, index);
-    }
-    // chat_id is unique among the people the API shows: an admin's neither blocks nor is blocked.
-    if (person.chatId !== null && isVisible(person)) {
-      const first = chatIds.get(person.chatId);
-      if (first !== undefined) {
-        problem(index, `chat_id ${JSON.stringify(person.chatId)} is also used by record ${first}`);
-      } else chatIds.set(person.chatId, index);
-    }
-    batch.push(record);
-    if (batch.length >= BATCH_SIZE) {
-      await resolve(batch);
-      batch = [];
-    }
-  }
-  await resolve(batch);
+    await hand(batch);
+  });
 
   await checkFrozen(tx, frozenRecords, plan, problem);
   await checkTaken(tx, input, { chatIds, memberNumbers, namedBy, plan }, problem);
@@ -310,8 +339,7 @@ async function apply(
 
   let done = 0;
   input.onProgress?.(0, plan.total);
-  let batch: { index: number; person: IncomingPerson }[] = [];
-  const flush = async () => {
+  const flush = async (batch: { index: number; person: IncomingPerson }[]) => {
     const targets = batch.flatMap(({ index }) => {
       const id = plan.targets.get(index);
       return id === undefined || plan.frozen.has(id) ? [] : [id];
@@ -364,15 +392,20 @@ async function apply(
     }
     done += batch.length;
     input.onProgress?.(done, plan.total);
-    batch = [];
   };
-  for await (const record of input.records()) {
-    // The first reading found no problem; a file changed since then fails on what it now says.
-    if ('problems' in record) throw new InvalidInput(`record ${record.index}: ${record.problems[0]}`);
-    batch.push(record);
-    if (batch.length >= BATCH_SIZE) await flush();
-  }
-  await flush();
+  await inTurn(flush, async (hand) => {
+    let batch: { index: number; person: IncomingPerson }[] = [];
+    for await (const record of input.records()) {
+      // The first reading found no problem; a file changed since then fails on what it now says.
+      if ('problems' in record) throw new InvalidInput(`record ${record.index}: ${record.problems[0]}`);
+      batch.push(record);
+      if (batch.length >= BATCH_SIZE) {
+        await hand(batch);
+        batch = [];
+      }
+    }
+    await hand(batch);
+  });
   return output;
 }
 

@@ -4,6 +4,7 @@ import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../doma
 import { chatIdRule, isVisible, nameRule, type Person, type PersonChanges } from '../../domain/person';
 import type { ChangedField } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
+import type { PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
@@ -36,66 +37,76 @@ const FIELDS = [
 @injectable()
 export class UpdatePerson {
   constructor(
+    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
     @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({
-    principal,
-    id,
-    changes,
-    expectedVersions,
-  }: UpdatePersonInput): Promise<UpdatePersonOutput> {
-    const wanted = applyRules(changes);
+  async execute(input: UpdatePersonInput): Promise<UpdatePersonOutput> {
+    const wanted = applyRules(input.changes);
+    // Read, decide, then write only if nobody changed the person meanwhile; otherwise decide
+    // again on what they now are. No lock is held while deciding, and a write is one step.
+    for (;;) {
+      const person = await this.attempt(input, wanted);
+      if (person !== null) return { today: this.clock.today(), person };
+    }
+  }
 
-    const person = await this.unitOfWork.run(async (tx) => {
-      const current = await tx.people.findByIdForUpdate(id);
-      if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
-      if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
-        throw new PreconditionFailed(
-          expectedVersions.length === 0
-            ? `the precondition names no version of person ${id}`
-            : `person ${id} has changed since the version you read; read it again`,
-        );
-      }
+  /** The person as updated, or null when they changed between the read and the write (or the answer). */
+  private async attempt(
+    { principal, id, expectedVersions }: UpdatePersonInput,
+    wanted: PersonChanges,
+  ): Promise<Person | null> {
+    const current = await this.people.findFieldsById(id);
+    if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
+    if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
+      throw new PreconditionFailed(
+        expectedVersions.length === 0
+          ? `the precondition names no version of person ${id}`
+          : `person ${id} has changed since the version you read; read it again`,
+      );
+    }
 
-      const effective: PersonChanges = {};
-      const audit: NewAuditEntry[] = [];
-      const fields: ChangedField[] = [];
-      for (const { key, name } of FIELDS) {
-        const value = wanted[key];
-        if (value === undefined || value === current[key]) continue;
-        Object.assign(effective, { [key]: value });
-        fields.push(name);
-        audit.push({
-          actorAccountId: principal.accountId,
-          actorKeyId: principal.keyId,
-          action: 'person.update',
-          subjectType: 'person',
-          subjectId: id,
-          field: name,
-          oldValue: current[key],
-          newValue: value,
-        });
-      }
-      // Nothing really changes: no write, no new version, no audit entry.
-      if (audit.length === 0) return current;
+    const effective: PersonChanges = {};
+    const audit: NewAuditEntry[] = [];
+    const fields: ChangedField[] = [];
+    for (const { key, name } of FIELDS) {
+      const value = wanted[key];
+      if (value === undefined || value === current[key]) continue;
+      Object.assign(effective, { [key]: value });
+      fields.push(name);
+      audit.push({
+        actorAccountId: principal.accountId,
+        actorKeyId: principal.keyId,
+        action: 'person.update',
+        subjectType: 'person',
+        subjectId: id,
+        field: name,
+        oldValue: current[key],
+        newValue: value,
+      });
+    }
+    // Nothing really changes: no write, no new version, no audit entry; the answer is the person
+    // as they are (with contacts and memberships), unless they changed since the first read.
+    if (audit.length === 0) {
+      const person = await this.people.findById(id);
+      return person?.version === current.version ? person : null;
+    }
 
-      if (typeof effective.chatId === 'string') {
-        const taken = await tx.people.chatIdsInUse([effective.chatId]);
-        if (taken.length > 0)
-          throw new Conflict(`chat_id ${effective.chatId} is already used by another person`);
-      }
-      // The repository still refuses a duplicate chat_id that a concurrent change slipped in.
-      await tx.people.update(id, effective);
-      await tx.audit.record(audit);
+    if (typeof effective.chatId === 'string') {
+      const taken = await this.people.chatIdsInUse([effective.chatId]);
+      if (taken.length > 0)
+        throw new Conflict(`chat_id ${effective.chatId} is already used by another person`);
+    }
+    // The store still refuses a duplicate chat_id that a concurrent change slipped in.
+    return this.unitOfWork.updatePerson({
+      id,
+      version: current.version,
+      changes: effective,
+      audit,
       // The feed names the key, so that a client can recognise (and skip) its own writes.
-      await tx.changes.record([{ type: 'person.updated', personId: id, fields, byKeyId: principal.keyId }]);
-      const updated = await tx.people.findById(id);
-      if (updated === null) throw new NotFound(`person ${id} not found`);
-      return updated;
+      change: { type: 'person.updated', personId: id, fields, byKeyId: principal.keyId },
     });
-    return { today: this.clock.today(), person };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ContactKind } from '../../domain/contact';
-import type { Person, PersonChanges, Role } from '../../domain/person';
+import type { Person, PersonChanges, PersonFields, Role } from '../../domain/person';
 import type { RenderedPerson } from '../people/person-view';
 import type { PersonFilter } from '../../domain/person-filter';
 
@@ -82,6 +82,8 @@ export interface PersonRepository {
   streamAll(): AsyncIterable<Person>;
   /** A person by id, admins included (the caller decides what may be seen). */
   findById(id: number): Promise<Person | null>;
+  /** Like findById, without contacts and memberships: what an update decides on, read cheaply. */
+  findFieldsById(id: number): Promise<PersonFields | null>;
   /** Like findById, and locks the person until the surrounding unit of work ends. */
   findByIdForUpdate(id: number): Promise<Person | null>;
   /**

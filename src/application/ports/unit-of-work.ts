@@ -1,7 +1,9 @@
+import type { NewAuditEntry } from '../../domain/audit-entry';
+import type { Person, PersonChanges } from '../../domain/person';
 import type { AccountRepository } from './account-repository';
 import type { ApiKeyRepository } from './api-key-repository';
 import type { AuditLog } from './audit-log';
-import type { ChangeLog } from './change-log';
+import type { ChangeLog, NewChange } from './change-log';
 import type { MembershipCalendar } from './membership-calendar';
 import type { PersonRepository } from './person-repository';
 
@@ -16,7 +18,25 @@ export interface Transaction {
   calendar: MembershipCalendar;
 }
 
+/** One person's update as a use case decided it, with what it leaves in the audit log and the feed. */
+export interface PersonUpdate {
+  id: number;
+  /** The version the update was decided on. */
+  version: number;
+  changes: PersonChanges;
+  audit: NewAuditEntry[];
+  change: NewChange;
+}
+
 export interface UnitOfWork {
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Writes the update (a new version), its audit entries and its change together, all or nothing,
+   * provided the person is still visible (neither an admin nor erased) and at `update.version`:
+   * answers the person as updated, or null, writing nothing, when they are not (someone changed
+   * them meanwhile: the caller reads them again and decides anew). Throws Conflict when chat_id
+   * is taken. Holds no lock between round trips: a database does it in one statement.
+   */
+  updatePerson(update: PersonUpdate): Promise<Person | null>;
 }

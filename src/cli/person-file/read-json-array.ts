@@ -95,6 +95,7 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
     // A byte order mark, as some Windows editors write, is not part of the JSON.
     if (offset === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     let from = 0;
+    let backslash = -2;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === NEWLINE) {
@@ -106,6 +107,16 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
           if (escaped) escaped = false;
           else if (c === BACKSLASH) escaped = true;
           else if (c === QUOTE) inString = false;
+          else {
+            // Most of a file is the text inside strings: jump to the next quote or backslash.
+            // (A line break inside a string is no JSON: JSON.parse refuses that element, so
+            // lines skipped here are never counted for a later one.)
+            // The next backslash is looked for again only once it is passed: one scan a chunk.
+            if (backslash !== -1 && backslash <= i) backslash = text.indexOf('\\', i + 1);
+            const quote = text.indexOf('"', i + 1);
+            const next = backslash !== -1 && (quote === -1 || backslash < quote) ? backslash : quote;
+            i = (next === -1 ? text.length : next) - 1;
+          }
           continue;
         }
         if (c === QUOTE) inString = true;

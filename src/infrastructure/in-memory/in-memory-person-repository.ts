@@ -10,7 +10,13 @@ import { personView, type RenderedPerson } from '../../application/people/person
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
 import { isCurrent } from '../../domain/membership';
-import { ERASED_NAME, isVisible, type Person, type PersonChanges } from '../../domain/person';
+import {
+  ERASED_NAME,
+  isVisible,
+  type Person,
+  type PersonChanges,
+  type PersonFields,
+} from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import { type InMemoryStore, type StoredPerson, toPerson } from './in-memory-store';
@@ -227,6 +233,13 @@ export class InMemoryPersonRepository implements PersonRepository {
   async findById(id: number): Promise<Person | null> {
     const person = this.store.state.people.get(id);
     return person ? toPerson(person) : null;
+  }
+
+  async findFieldsById(id: number): Promise<PersonFields | null> {
+    const person = await this.findById(id);
+    if (person === null) return null;
+    const { contacts: _contacts, memberships: _memberships, ...fields } = person;
+    return fields;
   }
 
   // Units of work run one at a time here, so reading is already as good as locking.

@@ -1,4 +1,5 @@
-import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import { isVisible, type Person } from '../../domain/person';
 import type { InMemoryChangeLog } from './in-memory-change-log';
 import type { InMemoryStore } from './in-memory-store';
 
@@ -20,6 +21,18 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     const result = this.queue.then(() => this.runNow(work));
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** A unit of its own: the checks and the writes run with no other unit in between. */
+  updatePerson({ id, version, changes, audit, change }: PersonUpdate): Promise<Person | null> {
+    return this.run(async (tx) => {
+      const current = await tx.people.findById(id);
+      if (current === null || !isVisible(current) || current.version !== version) return null;
+      await tx.people.update(id, changes);
+      await tx.audit.record(audit);
+      await tx.changes.record([change]);
+      return tx.people.findById(id);
+    });
   }
 
   private async runNow<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
-import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { Person } from '../../domain/person';
 import { CachingAccountRepository } from './caching-account-repository';
 import { CachingApiKeyRepository } from './caching-api-key-repository';
 import type { CredentialCache, CredentialChanges } from './credential-cache';
@@ -48,5 +49,10 @@ export class CachingUnitOfWork implements UnitOfWork {
     } finally {
       pending.applyTo(this.cache);
     }
+  }
+
+  /** Changes no key or account. */
+  updatePerson(update: PersonUpdate): Promise<Person | null> {
+    return this.inner.updatePerson(update);
   }
 }

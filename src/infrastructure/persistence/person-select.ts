@@ -1,15 +1,18 @@
 import type { Contact, ContactKind } from '../../domain/contact';
 import type { Membership } from '../../domain/membership';
-import type { Person, Role } from '../../domain/person';
+import type { Person, PersonFields, Role } from '../../domain/person';
 
 /**
  * One person with its contacts and memberships in a single statement: the children come back as
  * JSON arrays already in display order, so a page of people costs one round trip, never one per person.
  * `json_build_object` writes DATE values as 'YYYY-MM-DD'.
  */
-export const PERSON_COLUMNS = `
+/** A person's own fields (PersonFields), without the children. */
+export const PERSON_FIELD_COLUMNS = `
   p.id, p.role, p.first_name, p.last_name, p.chat_id, p.planner_id, p.member_number,
-  p.erased_at IS NOT NULL AS erased, p.version,
+  p.erased_at IS NOT NULL AS erased, p.version`;
+
+export const PERSON_COLUMNS = `${PERSON_FIELD_COLUMNS},
   COALESCE((
     SELECT json_agg(json_build_object('id', c.id, 'kind', c.kind, 'value', c.value, 'label', c.label)
                     ORDER BY CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id)
@@ -22,7 +25,7 @@ export const PERSON_COLUMNS = `
     FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id
   ), '[]') AS memberships`;
 
-export interface PersonSelectRow {
+export interface PersonFieldsRow {
   id: number;
   role: Role;
   first_name: string;
@@ -32,6 +35,9 @@ export interface PersonSelectRow {
   member_number: string | null;
   erased: boolean;
   version: number;
+}
+
+export interface PersonSelectRow extends PersonFieldsRow {
   contacts: { id: number; kind: ContactKind; value: string; label: string | null }[];
   memberships: {
     id: number;
@@ -43,7 +49,7 @@ export interface PersonSelectRow {
   }[];
 }
 
-export function toPerson(row: PersonSelectRow): Person {
+export function toPersonFields(row: PersonFieldsRow): PersonFields {
   return {
     id: row.id,
     role: row.role,
@@ -54,6 +60,12 @@ export function toPerson(row: PersonSelectRow): Person {
     memberNumber: row.member_number,
     erased: row.erased,
     version: row.version,
+  };
+}
+
+export function toPerson(row: PersonSelectRow): Person {
+  return {
+    ...toPersonFields(row),
     contacts: row.contacts.map((c): Contact => ({ id: c.id, kind: c.kind, value: c.value, label: c.label })),
     memberships: row.memberships.map(
       (m): Membership => ({

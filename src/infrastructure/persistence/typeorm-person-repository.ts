@@ -10,13 +10,26 @@ import type {
   PersonRepository,
 } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
-import { ERASED_NAME, type Person, type PersonChanges, type Role } from '../../domain/person';
+import {
+  ERASED_NAME,
+  type Person,
+  type PersonChanges,
+  type PersonFields,
+  type Role,
+} from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
-import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
+import {
+  PERSON_COLUMNS,
+  PERSON_FIELD_COLUMNS,
+  type PersonFieldsRow,
+  type PersonSelectRow,
+  toPerson,
+  toPersonFields,
+} from './person-select';
 import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /**
@@ -111,6 +124,16 @@ export class TypeOrmPersonRepository implements PersonRepository {
     );
   }
 
+  findFieldsById(id: number): Promise<PersonFields | null> {
+    return withDatabaseErrors(async () => {
+      const rows: PersonFieldsRow[] = await this.manager.query(
+        `SELECT ${PERSON_FIELD_COLUMNS} FROM people p WHERE p.id = $1`,
+        [id],
+      );
+      return rows.length > 0 ? toPersonFields(rows[0]) : null;
+    });
+  }
+
   findByIdForUpdate(id: number): Promise<Person | null> {
     return withDatabaseErrors(async () => {
       const rows: PersonSelectRow[] = await this.manager.query(
@@ -167,6 +190,10 @@ export class TypeOrmPersonRepository implements PersonRepository {
     memberNumbers: string[];
     chatIds: string[];
   }): Promise<PersonIdentity[]> {
+    // A first import names nobody: no round trip for each of its batches.
+    if (keys.ids.length === 0 && keys.memberNumbers.length === 0 && keys.chatIds.length === 0) {
+      return Promise.resolve([]);
+    }
     return this.identities(
       `p.id = ANY($1::int[]) OR p.member_number = ANY($2::text[])
         OR (p.chat_id = ANY($3::text[]) AND p.role = 'member')`,

@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
+import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -12,10 +14,14 @@ export interface TypeOrmUnitOfWorkOptions {
 }
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
+  private readonly updates: PersonUpdateWriter;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly options: TypeOrmUnitOfWorkOptions = {},
-  ) {}
+  ) {
+    this.updates = new PersonUpdateWriter(dataSource.manager, options.serialiseChanges !== false);
+  }
 
   /** Errors thrown by `work` come out unchanged; failures to begin or commit are translated. */
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -28,5 +34,10 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
         return result;
       }),
     );
+  }
+
+  /** In one statement on its own, with the updates that come meanwhile (see person-update-sql.ts). */
+  updatePerson(update: PersonUpdate): Promise<Person | null> {
+    return this.updates.write(update);
   }
 }

@@ -3,7 +3,7 @@ import type { NewChange } from '../../../src/application/ports/change-log';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
 import { openSameSchema } from '../multi-instance/instances';
-import { createTestApp, type TestApp } from '../../support/app';
+import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
 const postgres = testDatabases.find((target) => target.name === 'postgres');
@@ -58,7 +58,10 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
    * to the change) while a reader follows GET /changes from where the feed stood, until every
    * writer is done and the feed has nothing more.
    */
-  async function race(serialiseChanges: boolean): Promise<Run> {
+  async function race(
+    serialiseChanges: boolean,
+    write: 'transactions' | 'updates' = 'transactions',
+  ): Promise<Run> {
     const start = (await request(t.app).get('/people?limit=1').set('Authorization', `Bearer ${reader}`))
       .headers['changes-cursor'];
     // Markers above every earlier race's: each race takes the next range of them.
@@ -68,10 +71,29 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     let next = base;
     let writing = true;
 
+    // Each writer updates a person of its own, whose id marks its changes.
+    const people =
+      write === 'updates' ? await t.addPeople(Array.from({ length: WRITERS }, () => newPerson())) : [];
+
     const writer = async (index: number) => {
       const unitOfWork = new TypeOrmUnitOfWork(writers[index % writers.length].dataSource, {
         serialiseChanges,
       });
+      if (write === 'updates') {
+        const id = people[index];
+        for (let version = 1; version <= TRANSACTIONS_PER_WRITER; version += 1) {
+          const updated = await unitOfWork.updatePerson({
+            id,
+            version,
+            changes: { firstName: `Name ${version}` },
+            audit: [],
+            change: { type: 'person.updated', personId: id, fields: ['first_name'], byKeyId: null },
+          });
+          expect(updated?.version).toBe(version + 1);
+          committed.push(id);
+        }
+        return;
+      }
       for (let i = 0; i < TRANSACTIONS_PER_WRITER; i += 1) {
         const markers = Array.from({ length: 1 + ((index + i) % 3) }, () => {
           next += 1;
@@ -126,6 +148,24 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
       [...committed].sort((a, b) => a - b),
     );
   }, 180_000);
+
+  it('holds as well for updates of people written in one statement each', async () => {
+    const { committed, seen } = await race(true, 'updates');
+
+    expect(committed.length).toBe(WRITERS * TRANSACTIONS_PER_WRITER);
+    const seqs = seen.map((change) => change.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seen.map((change) => change.marker).sort((a, b) => a - b)).toEqual(
+      [...committed].sort((a, b) => a - b),
+    );
+  });
+
+  it('loses updates written in one statement without the lock: the lock is what wins there too', async () => {
+    const { committed, seen } = await race(false, 'updates');
+
+    expect(seen.length).toBeLessThan(committed.length);
+  });
 
   it('loses changes without the change log lock: the race above is real, and the lock is what wins it', async () => {
     // A loss is likely in one race, not certain: up to five races, and one loss is the proof.

@@ -5,7 +5,8 @@ import { DisableAccount } from '../../../src/application/accounts/disable-accoun
 import { GrantPermission } from '../../../src/application/accounts/grant-permission';
 import type { AuditLog } from '../../../src/application/ports/audit-log';
 import { TYPES } from '../../../src/application/ports/tokens';
-import type { Transaction, UnitOfWork } from '../../../src/application/ports/unit-of-work';
+import type { ChangeType } from '../../../src/application/ports/change-log';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../../src/application/ports/unit-of-work';
 import type { AuditEntry } from '../../../src/domain/audit-entry';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
@@ -17,6 +18,8 @@ function basic(username: string, password: string): string {
 /**
  * The real unit of work, except that while `failing` is set every transaction fails after its
  * work has run, as a commit that the database refuses would: whatever the work wrote must vanish.
+ * A person's update, one statement, fails at its last write (the change, of a type the database
+ * refuses), after the person and the audit entries were written.
  */
 class FailingAfterWork implements UnitOfWork {
   failing = false;
@@ -28,6 +31,14 @@ class FailingAfterWork implements UnitOfWork {
       const result = await work(tx);
       if (this.failing) throw new Error('the commit was refused (test)');
       return result;
+    });
+  }
+
+  updatePerson(update: PersonUpdate) {
+    if (!this.failing) return this.real.updatePerson(update);
+    return this.real.updatePerson({
+      ...update,
+      change: { ...update.change, type: 'refused.by.the.database' as ChangeType },
     });
   }
 }

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { TYPES } from '../../../src/application/ports/tokens';
-import type { Transaction, UnitOfWork } from '../../../src/application/ports/unit-of-work';
+import type { PersonUpdate, Transaction, UnitOfWork } from '../../../src/application/ports/unit-of-work';
+import type { Person } from '../../../src/domain/person';
 import { createLogger } from '../../../src/container';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
@@ -41,12 +42,18 @@ class LeakyFailure implements UnitOfWork {
   constructor(private readonly real: UnitOfWork) {}
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     if (!this.failing) return this.real.run(work);
-    const error = Object.assign(new Error('insert failed'), {
+    return Promise.reject(this.failure());
+  }
+  updatePerson(update: PersonUpdate): Promise<Person | null> {
+    if (!this.failing) return this.real.updatePerson(update);
+    return Promise.reject(this.failure());
+  }
+  private failure(): Error {
+    return Object.assign(new Error('insert failed'), {
       query: 'UPDATE people SET first_name = $1',
       parameters: [SECRET.body],
       body: `{"first_name": "${SECRET.body}"}`,
     });
-    return Promise.reject(error);
   }
 }
 

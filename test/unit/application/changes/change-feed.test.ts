@@ -16,7 +16,7 @@ function setup() {
     clock,
     directory,
     list: new ListChanges(directory.feed, clock),
-    update: new UpdatePerson(directory.unitOfWork, clock),
+    update: new UpdatePerson(directory.people, directory.unitOfWork, clock),
     calendar: new AnnounceMembershipTransitions(directory.unitOfWork, clock),
   };
 }

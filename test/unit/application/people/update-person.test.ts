@@ -1,4 +1,5 @@
 import { UpdatePerson } from '../../../../src/application/people/update-person';
+import type { UnitOfWork } from '../../../../src/application/ports/unit-of-work';
 import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
 import { addPerson, principalOf } from '../../support/directory-fixtures';
@@ -7,7 +8,7 @@ import { FakeClock } from '../../support/fake-clock';
 function setup() {
   const clock = new FakeClock('2025-03-15T12:00:00Z');
   const directory = new InMemoryDirectory(clock);
-  return { clock, directory, update: new UpdatePerson(directory.unitOfWork, clock) };
+  return { clock, directory, update: new UpdatePerson(directory.people, directory.unitOfWork, clock) };
 }
 
 const writer = principalOf(7, ['read', 'write'], 42);
@@ -199,5 +200,66 @@ describe('UpdatePerson', () => {
       new NotFound('person 999 not found'),
     );
     expect(await directory.people.findById(admin.id)).toMatchObject({ firstName: 'Root' });
+  });
+
+  describe('when someone changes the person between its read and its write', () => {
+    /** A unit of work that lets `meanwhile` change the person just before the first write. */
+    function racing(directory: InMemoryDirectory, meanwhile: () => Promise<void>): UnitOfWork {
+      let raced = false;
+      return {
+        run: (work) => directory.unitOfWork.run(work),
+        updatePerson: async (update) => {
+          if (!raced) {
+            raced = true;
+            await meanwhile();
+          }
+          return directory.unitOfWork.updatePerson(update);
+        },
+      };
+    }
+
+    it('decides again on what the person now is, and loses neither change', async () => {
+      const { clock, directory } = setup();
+      const ann = await addPerson(directory, { firstName: 'Ann', lastName: 'Lee' });
+      const unitOfWork = racing(directory, () => directory.people.update(ann.id, { lastName: 'Leigh' }));
+
+      const { person } = await new UpdatePerson(directory.people, unitOfWork, clock).execute({
+        principal: writer,
+        id: ann.id,
+        changes: { firstName: 'Anne' },
+      });
+
+      expect(person).toMatchObject({ firstName: 'Anne', lastName: 'Leigh', version: 3 });
+    });
+
+    it('answers PreconditionFailed when the client asked for the version it had read', async () => {
+      const { clock, directory } = setup();
+      const ann = await addPerson(directory, { firstName: 'Ann', lastName: 'Lee' });
+      const unitOfWork = racing(directory, () => directory.people.update(ann.id, { lastName: 'Leigh' }));
+
+      await expect(
+        new UpdatePerson(directory.people, unitOfWork, clock).execute({
+          principal: writer,
+          id: ann.id,
+          changes: { firstName: 'Anne' },
+          expectedVersions: [1],
+        }),
+      ).rejects.toThrow(PreconditionFailed);
+      expect(await directory.people.findById(ann.id)).toMatchObject({ firstName: 'Ann', version: 2 });
+    });
+
+    it('answers NotFound when the person was erased meanwhile', async () => {
+      const { clock, directory } = setup();
+      const ann = await addPerson(directory, { firstName: 'Ann' });
+      const unitOfWork = racing(directory, () => directory.people.erase([ann.id]));
+
+      await expect(
+        new UpdatePerson(directory.people, unitOfWork, clock).execute({
+          principal: writer,
+          id: ann.id,
+          changes: { firstName: 'Anne' },
+        }),
+      ).rejects.toThrow(NotFound);
+    });
   });
 });
