@@ -86,17 +86,8 @@ export function searchSql(
 }
 
 /**
- * Serialises the baseline's writers of its change log, as the service does its own (the service
- * uses 72_707_370 in the same database; the rounds of the two never overlap, but they need not
- * wait for each other's locks either).
- */
-const CHANGE_LOG_LOCK_KEY = 72_707_371;
-
-/**
- * The update, its audit entries, its change and the new person in one statement: lock the row,
- * update it, log each changed field with old and new value, write the change (SPEC §7) drawing
- * its seq under the change log's lock, as the service must for the feed's never-skip guarantee,
- * and render the result.
+ * The update, its audit entries and the new person in one statement: lock the row, update it,
+ * log each changed field with old and new value, and render the result.
  * $1 today, $2 id, $3 first_name, $4 last_name, $5 chat_id, $6 whether chat_id is given,
  * $7 actor account, $8 actor key, $9 and $10 the folded first and last name.
  */
@@ -122,19 +113,6 @@ WITH old AS (
     ('last_name', old.last_name, changed.last_name),
     ('chat_id', old.chat_id, changed.chat_id)) AS f(field, old_value, new_value)
   WHERE f.old_value IS DISTINCT FROM f.new_value
-), fields AS (
-  SELECT changed.id, array_remove(ARRAY[
-    CASE WHEN old.first_name IS DISTINCT FROM changed.first_name THEN 'first_name' END,
-    CASE WHEN old.last_name IS DISTINCT FROM changed.last_name THEN 'last_name' END,
-    CASE WHEN old.chat_id IS DISTINCT FROM changed.chat_id THEN 'chat_id' END], NULL) AS names
-  FROM old, changed
-), serialised AS MATERIALIZED (
-  -- The lock once the row is locked; seq drawn only for rows that come out of this step.
-  SELECT f.id, f.names, pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY}) AS locked
-  FROM fields f WHERE cardinality(f.names) > 0
-), logged AS (
-  INSERT INTO changes (seq, type, person_id, fields, by_key_id)
-  SELECT nextval('changes_seq'), 'person.updated', s.id, s.names, $8 FROM serialised s
 )
 SELECT ${PERSON_JSON} AS body FROM changed p`;
 

@@ -81,17 +81,5 @@ CREATE TABLE audit_entries (
   old_value text,
   new_value text
 );
--- The change feed's outbox (SPEC §7), with the service's indexes: a PATCH writes its change here.
-CREATE SEQUENCE changes_seq AS bigint;
-CREATE TABLE changes (
-  seq bigint PRIMARY KEY,
-  at timestamptz NOT NULL DEFAULT now(),
-  type text NOT NULL,
-  person_id integer NOT NULL,
-  fields text[],
-  by_key_id integer
-);
-CREATE INDEX changes_at_idx ON changes (at);
-CREATE INDEX changes_person_id_idx ON changes (person_id);
 `;
 }
