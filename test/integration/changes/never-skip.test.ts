@@ -75,6 +75,10 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     const people =
       write === 'updates' ? await t.addPeople(Array.from({ length: WRITERS }, () => newPerson())) : [];
 
+    const own = new Set(people);
+    const ours = (personId: number) =>
+      write === 'updates' ? own.has(personId) : personId > base && personId < base + 1_000_000;
+
     const writer = async (index: number) => {
       const unitOfWork = new TypeOrmUnitOfWork(writers[index % writers.length].dataSource, {
         serialiseChanges,
@@ -121,7 +125,7 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
         expect(res.status).toBe(200);
         for (const change of res.body.changes) {
           // This race's own changes: a race before it may have left a transaction committing late.
-          if (change.person_id > base) seen.push({ marker: change.person_id, seq: change.seq });
+          if (ours(change.person_id)) seen.push({ marker: change.person_id, seq: change.seq });
         }
         cursor = res.body.cursor;
         // Only once every writer had finished before this read, and nothing more was waiting.
@@ -159,13 +163,17 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
     expect(seen.map((change) => change.marker).sort((a, b) => a - b)).toEqual(
       [...committed].sort((a, b) => a - b),
     );
-  });
+  }, 180_000);
 
   it('loses updates written in one statement without the lock: the lock is what wins there too', async () => {
-    const { committed, seen } = await race(false, 'updates');
-
-    expect(seen.length).toBeLessThan(committed.length);
-  });
+    // As below: up to five races, and one loss is the proof.
+    let missed = 0;
+    for (let attempt = 0; attempt < 5 && missed === 0; attempt += 1) {
+      const { committed, seen } = await race(false, 'updates');
+      missed = committed.length - seen.length;
+    }
+    expect(missed).toBeGreaterThan(0);
+  }, 300_000);
 
   it('loses changes without the change log lock: the race above is real, and the lock is what wins it', async () => {
     // A loss is likely in one race, not certain: up to five races, and one loss is the proof.
