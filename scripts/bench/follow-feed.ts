@@ -1,7 +1,8 @@
 export interface FeedFigures {
-  /** Changes written after the cursor, and those the client read following it. */
+  /** Changes the bench wrote after the cursor; every change the client read; the bench's among them. */
   written: number;
   read: number;
+  ours: number;
   /** Every change read once, in rising seq order. */
   inOrder: boolean;
   seconds: number;
@@ -13,7 +14,7 @@ export interface FeedFigures {
 const PAGE = 1000;
 
 interface Page {
-  changes: { seq: number }[];
+  changes: { seq: number; type: string; by: number | null; fields: string[] | null }[];
   cursor: string;
   has_more: boolean;
 }
@@ -40,6 +41,7 @@ export async function followFeed(
 
   const pageMs: number[] = [];
   let read = 0;
+  let ours = 0;
   let inOrder = true;
   let last = 0;
   const started = performance.now();
@@ -53,6 +55,10 @@ export async function followFeed(
     for (const change of page.changes) {
       if (change.seq <= last) inOrder = false;
       last = change.seq;
+      // The bench's own (writeMemberChanges); others may come between, such as the calendar's
+      // membership.started when the date turns during the run.
+      if (change.type === 'person.updated' && change.by === null && change.fields?.join() === 'first_name')
+        ours += 1;
     }
     read += page.changes.length;
     cursor = page.cursor;
@@ -63,6 +69,7 @@ export async function followFeed(
   return {
     written,
     read,
+    ours,
     inOrder,
     seconds,
     changesPerSecond: read / seconds,

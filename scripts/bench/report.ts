@@ -220,14 +220,14 @@ function feedRow(service: Figures): Row {
   return {
     scenario: SCENARIO_TITLES.changes_feed,
     service:
-      `${Math.round(f.changesPerSecond)} changes/s, ${f.read} of ${f.written} changes in ${f.seconds.toFixed(2)} s, ` +
+      `${Math.round(f.changesPerSecond)} changes/s, ${f.read} changes (${f.ours} of the ${f.written} written) in ${f.seconds.toFixed(2)} s, ` +
       `${f.pages} pages, page p99 ${f.p99PageMs} ms`,
     baseline: '',
     ratio: null,
     p99Ratio: null,
     target: '≥ 20,000 changes/s',
     // Valid only when every change written was read once, in order.
-    result: verdict(f.changesPerSecond >= 20_000, f.inOrder && f.read === f.written),
+    result: verdict(f.changesPerSecond >= 20_000, f.inOrder && f.ours === f.written),
   };
 }
 
