@@ -434,9 +434,17 @@ export class TypeOrmPersonRepository implements PersonRepository {
     clubIds: Map<string, number>,
   ): Promise<void> {
     if (memberships.length === 0) return;
+    // Transitions long past when written are no turn of the calendar: the job would only mark
+    // them (AnnounceMembershipTransitions), so they are marked here, and an import of a society's
+    // history leaves the job nothing to rewrite. "Long past" is before the day before today in
+    // UTC, which is before the day written in any time zone: the job's own cases at the boundary
+    // stay the job's.
     await this.manager.query(
-      `INSERT INTO memberships (person_id, club_id, kind, start_date, end_date)
-       SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::date[], $5::date[])`,
+      `INSERT INTO memberships (person_id, club_id, kind, start_date, end_date, start_announced, end_announced)
+       SELECT m.*, m.start_date < t.long_past, coalesce(m.end_date < t.long_past, false)
+         FROM unnest($1::int[], $2::int[], $3::text[], $4::date[], $5::date[])
+                AS m(person_id, club_id, kind, start_date, end_date),
+              (SELECT (now() AT TIME ZONE 'UTC')::date - 1 AS long_past) AS t`,
       [
         memberships.map((m) => m.personId),
         memberships.map((m) => clubIds.get(m.club)),

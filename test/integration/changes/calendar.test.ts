@@ -132,6 +132,26 @@ describe.each(testDatabases)('membership.started and membership.ended on $name',
     expect(n).toBe(0);
   });
 
+  it('leaves the calendar nothing to do for transitions long past when written, and what is to come to it', async () => {
+    const [past, ended, coming] = await t.addPeople([
+      member('2020-01-01', null),
+      member('2019-01-01', '2020-12-31'),
+      member('2040-09-01', '2040-09-30'),
+    ]);
+
+    // Before any run of the job: an import of a society's history leaves it nothing to rewrite.
+    const rows: { person_id: number; start_announced: boolean; end_announced: boolean }[] =
+      await t.database.dataSource.query(
+        'SELECT person_id, start_announced, end_announced FROM memberships WHERE person_id = ANY($1::int[]) ORDER BY person_id',
+        [[past, ended, coming]],
+      );
+    expect(rows).toEqual([
+      { person_id: past, start_announced: true, end_announced: false },
+      { person_id: ended, start_announced: true, end_announced: true },
+      { person_id: coming, start_announced: false, end_announced: false },
+    ]);
+  });
+
   it("never shows an admin's membership turning", async () => {
     clock.set('2040-07-01T00:00:00Z');
     await t.addPeople([
