@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
-import { cpuMilliseconds, ServerProcess } from './processes';
+import { cpuMilliseconds, ServerProcess, measuredServiceEnv } from './processes';
 import { lookupValues } from './profile';
 import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
 
@@ -69,13 +69,7 @@ async function main() {
   }
   const { probes, ids } = await lookupValues(url);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
-  const env = {
-    ...process.env,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    DIRECTORY_TIMEZONE: 'UTC',
-    NODE_ENV: 'production',
-  };
+  const env = measuredServiceEnv();
   const figures = new Map<string, LoadFigures[]>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();

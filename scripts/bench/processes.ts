@@ -3,6 +3,20 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A port nobody listens on right now. */
+/**
+ * The environment the bench runs the service in: its log as a deployment writes it, a rate limit
+ * far above what the load reaches (the limiter must count, not throttle), dates in UTC.
+ */
+export function measuredServiceEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    DIRECTORY_TIMEZONE: 'UTC',
+    NODE_ENV: 'production',
+  };
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

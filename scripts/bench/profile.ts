@@ -6,7 +6,7 @@ import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { runLoad } from './load-runner';
 import { paths } from './paths';
-import { ServerProcess } from './processes';
+import { ServerProcess, measuredServiceEnv } from './processes';
 import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
 
 /**
@@ -177,13 +177,7 @@ async function main() {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL must name a database the benchmark kept (npm run bench -- --keep)');
   const profileDir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
-  const env = {
-    ...process.env,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    DIRECTORY_TIMEZONE: 'UTC',
-    NODE_ENV: 'production',
-  };
+  const env = measuredServiceEnv();
   const main = process.env.BENCH_SERVICE_MAIN ?? paths.serviceMain;
   const server = await ServerProcess.start('service', main, env, '/readyz', {
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
