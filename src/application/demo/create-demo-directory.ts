@@ -55,7 +55,11 @@ export class CreateDemoDirectory {
       if ((await tx.people.search({ filter: {}, today }, 1)).length > 0) {
         throw new Conflict('the directory already holds people; demo only fills an empty directory');
       }
-      await tx.people.insertMany([...people, ...admins]);
+      const ids = await tx.people.insertMany([...people, ...admins]);
+      // Followers of the feed learn of the demo people as of any other (admins are never shown).
+      await tx.changes.record(
+        ids.map((personId) => ({ type: 'person.created', personId, fields: null, byKeyId: null })),
+      );
       const account = await tx.accounts.create({
         username: DEMO_USERNAME,
         passwordHash,

@@ -46,6 +46,17 @@ describe.each(testDatabases)('demo on $name', (target) => {
       .set('Authorization', `Bearer ${issued.body.token}`);
     expect(current.body.length).toBeGreaterThan(0);
     expect(inactive.body.length).toBeGreaterThan(0);
+
+    // A follower of the feed from its start learns of every demo person, and of no admin.
+    const feed = await request(testApp.app)
+      .get('/changes?limit=1000')
+      .set('Authorization', `Bearer ${issued.body.token}`);
+    expect(feed.status).toBe(200);
+    const created = feed.body.changes.filter((c: { type: string }) => c.type === 'person.created');
+    expect(
+      created.map((c: { person_id: number }) => c.person_id).sort((a: number, b: number) => a - b),
+    ).toEqual(people.body.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b));
+    expect(created.every((c: { by: number | null }) => c.by === null)).toBe(true);
   });
 
   it('refuses to run a second time, with exit 1 and a reason, changing nothing', async () => {

@@ -24,6 +24,11 @@ describe('CreateDemoDirectory', () => {
       permissions: ['read', 'write'],
       passwordHash: 'hashed:random password',
     });
+    // Everyone the demo wrote is in the feed, once, made by the command line.
+    const created = directory.store.state.changes;
+    expect(created).toHaveLength(result.people + result.admins - 1);
+    expect(created.every((c) => c.type === 'person.created' && c.byKeyId === null)).toBe(true);
+    expect(new Set(created.map((c) => c.personId)).size).toBe(created.length);
   });
 
   it('refuses to run twice, and refuses a directory that already holds people', async () => {
