@@ -200,6 +200,7 @@ export function createContainer(
       lane: new ConcurrencyLimit(1, { restWhile: othersWaiting }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
     },
+    preparedLookups: database.kind === 'postgres',
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
   container

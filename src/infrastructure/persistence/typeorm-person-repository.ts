@@ -17,11 +17,13 @@ import {
   type PersonFields,
   type Role,
 } from '../../domain/person';
+import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
+import { PoolQueries } from './pool-queries';
 import {
   PERSON_COLUMNS,
   PERSON_FIELD_COLUMNS,
@@ -73,13 +75,18 @@ export interface StreamSharing {
  */
 export class TypeOrmPersonRepository implements PersonRepository {
   private readonly people: Repository<PersonRow>;
+  /** Where searches are read (see PoolQueries). */
+  private readonly reads: PoolQueries;
 
   constructor(
     private readonly manager: EntityManager,
     /** How streams share the database with everyone else; none: they do not wait for each other. */
     private readonly sharing?: StreamSharing,
+    /** Lookups as named prepared statements (PostgreSQL only, see PoolQueries). */
+    preparedLookups = false,
   ) {
     this.people = manager.getRepository(PersonSchema);
+    this.reads = new PoolQueries(manager, preparedLookups);
   }
 
   search(query: PersonQuery, limit: number): Promise<Person[]> {
@@ -96,14 +103,14 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
     return withDatabaseErrors(() =>
-      this.selectRendered(this.condition(query, query.after), query.today, limit),
+      this.selectRendered(this.condition(query, query.after), query.today, limit, isLookup(query.filter)),
     );
   }
 
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
     yield* this.batches(
       (after) => this.condition(query, after),
-      (condition, size) => this.selectRendered(condition, query.today, size),
+      (condition, size) => this.selectRendered(condition, query.today, size, isLookup(query.filter)),
       query.after,
     );
   }
@@ -342,11 +349,19 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   /** People as JSON text, rendered by the database (the read model, see person-json-sql.ts). */
-  private selectRendered(condition: SqlCondition, today: string, limit: number): Promise<RenderedPerson[]> {
+  private selectRendered(
+    condition: SqlCondition,
+    today: string,
+    limit: number,
+    lookup: boolean,
+  ): Promise<RenderedPerson[]> {
     const n = condition.params.length;
-    return this.manager.query(
+    // A lookup's plan is the same whatever the value (an index probe): prepared once. Name and
+    // page searches are planned for their values, as a pattern's selectivity varies widely.
+    return this.reads.query(
       `SELECT p.id, ${renderedPerson(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`,
       [...condition.params, today, limit],
+      lookup,
     );
   }
 
