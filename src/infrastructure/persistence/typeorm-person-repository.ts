@@ -48,14 +48,21 @@ function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
 }
 
-const renderedSql = new Map<string, string>();
+const renderedSelects = new Map<string, string>();
 
-/** The person's JSON text, for the date in parameter `today` (built once per parameter number). */
-function renderedPerson(today: string): string {
-  let sql = renderedSql.get(today);
+/**
+ * The statement reading people as JSON text where `condition` holds, `$n+1` the date and `$n+2`
+ * the limit. Built once per condition: the text is long (the person rendered by the database),
+ * and the same string each time lets the driver see at once that a named statement is the one
+ * it prepared, where a new copy would be compared (and hashed) character by character.
+ */
+function renderedSelect(condition: SqlCondition): string {
+  let sql = renderedSelects.get(condition.sql);
   if (sql === undefined) {
-    sql = personJsonSql(today);
-    renderedSql.set(today, sql);
+    const n = condition.params.length;
+    sql = `SELECT p.id, ${personJsonSql(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`;
+    // Conditions differ by the filter's shape, not its values (those are parameters): few.
+    if (renderedSelects.size < 1000) renderedSelects.set(condition.sql, sql);
   }
   return sql;
 }
@@ -355,14 +362,9 @@ export class TypeOrmPersonRepository implements PersonRepository {
     limit: number,
     lookup: boolean,
   ): Promise<RenderedPerson[]> {
-    const n = condition.params.length;
     // A lookup's plan is the same whatever the value (an index probe): prepared once. Name and
     // page searches are planned for their values, as a pattern's selectivity varies widely.
-    return this.reads.query(
-      `SELECT p.id, ${renderedPerson(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`,
-      [...condition.params, today, limit],
-      lookup,
-    );
+    return this.reads.query(renderedSelect(condition), [...condition.params, today, limit], lookup);
   }
 
   private async *batches<T extends { id: number }>(
