@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 
 /** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
@@ -5,7 +6,7 @@ interface Pool {
   query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
 }
 
-/** Statements named per process; past this many, further ones go unnamed (one per filter shape). */
+/** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
 const MAX_NAMED_STATEMENTS = 100;
 
 /**
@@ -45,7 +46,9 @@ export class PoolQueries {
   private nameOf(text: string): string | undefined {
     let name = this.names.get(text);
     if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
-      name = `people_read_${this.names.size + 1}`;
+      // Named after the text: adapters each with their own PoolQueries share the pool's
+      // connections, and one name must never stand for two statements on a connection.
+      name = `read_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
       this.names.set(text, name);
     }
     return name;
