@@ -200,6 +200,7 @@ export function createContainer(
       lane: new ConcurrencyLimit(1, { restWhile: othersWaiting }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
     },
+    preparedLookups: database.kind === 'postgres',
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
   container
@@ -211,7 +212,7 @@ export function createContainer(
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
   container
     .bind<ChangeFeed>(TYPES.ChangeFeed)
-    .toConstantValue(new TypeOrmChangeFeed(database.dataSource.manager));
+    .toConstantValue(new TypeOrmChangeFeed(database.dataSource.manager, database.kind === 'postgres'));
   container
     .bind(TYPES.UnitOfWork)
     .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));

@@ -16,3 +16,11 @@ export interface PersonFilter {
 }
 
 export const FILTER_STRING_MAX_LENGTH = 255;
+
+/**
+ * A search by chat_id (unique) or by email (one person's address) finds a person or a handful:
+ * a lookup, however it is asked for, and the chat bot asks it unpaged, often several at once.
+ */
+export function isLookup(filter: PersonFilter): boolean {
+  return filter.chatId !== undefined || filter.email !== undefined;
+}

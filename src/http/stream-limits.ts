@@ -1,4 +1,3 @@
-import type { PersonFilter } from '../domain/person-filter';
 import { HttpError } from './http-error';
 
 /** A client that has not taken any of a stream for this long is cut off (SPEC §4). */
@@ -20,7 +19,7 @@ export interface StreamLimitsOptions {
  * key's hundred parallel downloads (or a hundred clients that never read) took the connections
  * that every other key's lookups need. Past a bound the answer is 429 with Retry-After, before
  * anything is read or sent. Not counted: paged searches, whose size `limit` bounds, and lookups
- * (see `isLookup`).
+ * (see `isLookup` in the domain's person filter).
  */
 export class StreamLimits {
   readonly stallTimeoutMs: number;
@@ -65,12 +64,4 @@ function tooMany(reason: string): HttpError {
     `${reason}; retry after ${RETRY_AFTER_SECONDS} s, or ask for pages with limit and after`,
     { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   );
-}
-
-/**
- * A search by chat_id (unique) or by email (one person's address) finds a person or a handful:
- * a lookup, however it is asked for, and the chat bot asks it unpaged, often several at once.
- */
-export function isLookup(filter: PersonFilter): boolean {
-  return filter.chatId !== undefined || filter.email !== undefined;
 }

@@ -3,7 +3,7 @@ import type { Header, Reference } from './openapi-types';
 
 export const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
 
-// What express-rate-limit sends with `standardHeaders: 'draft-8'` (rate-limit.ts): one policy,
+// What the rate limit sends (rate-limit.ts; express-rate-limit's `standardHeaders: 'draft-8'`): one policy,
 // named after its quota and window, as Structured Field lists.
 const RATE_LIMIT_EXAMPLE = '"1200-in-1min"; r=1187; t=42';
 const RATE_LIMIT_POLICY_EXAMPLE = '"1200-in-1min"; q=1200; w=60; pk=:YmQyNDcyM2FiNjk0:';

@@ -15,15 +15,16 @@ export interface TypeOrmRepositories extends Transaction {
 /**
  * The TypeORM adapters of every repository port, all bound to one manager (and its transaction).
  * `streaming` makes the streams of every repository given it share the database with lookups.
+ * `preparedLookups`: lookups of people run as named prepared statements (PostgreSQL only).
  * `changesAtCommit`: the manager is a unit of work's transaction, which writes the changes
  * recorded through them when it commits (see TypeOrmChangeLog).
  */
 export function createRepositories(
   manager: EntityManager,
-  options: { streaming?: StreamSharing; changesAtCommit?: boolean } = {},
+  options: { streaming?: StreamSharing; preparedLookups?: boolean; changesAtCommit?: boolean } = {},
 ): TypeOrmRepositories {
   return {
-    people: new TypeOrmPersonRepository(manager, options.streaming),
+    people: new TypeOrmPersonRepository(manager, options.streaming, options.preparedLookups),
     accounts: new TypeOrmAccountRepository(manager),
     keys: new TypeOrmApiKeyRepository(manager),
     audit: new TypeOrmAuditLog(manager),

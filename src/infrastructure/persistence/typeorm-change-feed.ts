@@ -6,6 +6,7 @@ import type { Person } from '../../domain/person';
 import { changeJsonSql } from './change-json-sql';
 import { withDatabaseErrors } from './database-errors';
 import { personJsonSql } from './person-json-sql';
+import { PoolQueries } from './pool-queries';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 
 /** A change as json_agg writes it: the timestamp as text, seq as a JSON number. */
@@ -37,6 +38,8 @@ const POSITION = `
            'pruned_through', changes_pruned_through,
            'latest', greatest(changes_pruned_through, (SELECT max(seq) FROM changes)))
     FROM directory_meta`;
+
+const POSITION_STATEMENT = `SELECT (${POSITION}) AS position`;
 
 /**
  * A page of changes rendered as JSON text (the read model), with the position: one row per change
@@ -80,11 +83,20 @@ function toPosition(row: PositionRow): FeedPosition {
  * some seq, never one with a gap that a later commit fills.
  */
 export class TypeOrmChangeFeed implements ChangeFeed {
-  constructor(private readonly manager: EntityManager) {}
+  /** Where the position is read (see PoolQueries): every list of people asks for it. */
+  private readonly reads: PoolQueries;
+
+  constructor(
+    private readonly manager: EntityManager,
+    /** The position as a named prepared statement (PostgreSQL only, see PoolQueries). */
+    preparedPosition = false,
+  ) {
+    this.reads = new PoolQueries(manager, preparedPosition);
+  }
 
   position(): Promise<FeedPosition> {
     return withDatabaseErrors(async () => {
-      const [row]: { position: PositionRow }[] = await this.manager.query(`SELECT (${POSITION}) AS position`);
+      const [row] = await this.reads.query<{ position: PositionRow }>(POSITION_STATEMENT, [], true);
       return toPosition(row.position);
     });
   }

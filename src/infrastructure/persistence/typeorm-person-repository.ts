@@ -17,11 +17,13 @@ import {
   type PersonFields,
   type Role,
 } from '../../domain/person';
+import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
+import { PoolQueries } from './pool-queries';
 import {
   PERSON_COLUMNS,
   PERSON_FIELD_COLUMNS,
@@ -46,14 +48,21 @@ function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
 }
 
-const renderedSql = new Map<string, string>();
+const renderedSelects = new Map<string, string>();
 
-/** The person's JSON text, for the date in parameter `today` (built once per parameter number). */
-function renderedPerson(today: string): string {
-  let sql = renderedSql.get(today);
+/**
+ * The statement reading people as JSON text where `condition` holds, `$n+1` the date and `$n+2`
+ * the limit. Built once per condition: the text is long (the person rendered by the database),
+ * and the same string each time lets the driver see at once that a named statement is the one
+ * it prepared, where a new copy would be compared (and hashed) character by character.
+ */
+function renderedSelect(condition: SqlCondition): string {
+  let sql = renderedSelects.get(condition.sql);
   if (sql === undefined) {
-    sql = personJsonSql(today);
-    renderedSql.set(today, sql);
+    const n = condition.params.length;
+    sql = `SELECT p.id, ${personJsonSql(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`;
+    // Conditions differ by the filter's shape, not its values (those are parameters): few.
+    if (renderedSelects.size < 1000) renderedSelects.set(condition.sql, sql);
   }
   return sql;
 }
@@ -73,13 +82,18 @@ export interface StreamSharing {
  */
 export class TypeOrmPersonRepository implements PersonRepository {
   private readonly people: Repository<PersonRow>;
+  /** Where searches are read (see PoolQueries). */
+  private readonly reads: PoolQueries;
 
   constructor(
     private readonly manager: EntityManager,
     /** How streams share the database with everyone else; none: they do not wait for each other. */
     private readonly sharing?: StreamSharing,
+    /** Lookups as named prepared statements (PostgreSQL only, see PoolQueries). */
+    preparedLookups = false,
   ) {
     this.people = manager.getRepository(PersonSchema);
+    this.reads = new PoolQueries(manager, preparedLookups);
   }
 
   search(query: PersonQuery, limit: number): Promise<Person[]> {
@@ -96,14 +110,14 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
     return withDatabaseErrors(() =>
-      this.selectRendered(this.condition(query, query.after), query.today, limit),
+      this.selectRendered(this.condition(query, query.after), query.today, limit, isLookup(query.filter)),
     );
   }
 
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
     yield* this.batches(
       (after) => this.condition(query, after),
-      (condition, size) => this.selectRendered(condition, query.today, size),
+      (condition, size) => this.selectRendered(condition, query.today, size, isLookup(query.filter)),
       query.after,
     );
   }
@@ -342,12 +356,15 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   /** People as JSON text, rendered by the database (the read model, see person-json-sql.ts). */
-  private selectRendered(condition: SqlCondition, today: string, limit: number): Promise<RenderedPerson[]> {
-    const n = condition.params.length;
-    return this.manager.query(
-      `SELECT p.id, ${renderedPerson(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`,
-      [...condition.params, today, limit],
-    );
+  private selectRendered(
+    condition: SqlCondition,
+    today: string,
+    limit: number,
+    lookup: boolean,
+  ): Promise<RenderedPerson[]> {
+    // A lookup's plan is the same whatever the value (an index probe): prepared once. Name and
+    // page searches are planned for their values, as a pattern's selectivity varies widely.
+    return this.reads.query(renderedSelect(condition), [...condition.params, today, limit], lookup);
   }
 
   private async *batches<T extends { id: number }>(

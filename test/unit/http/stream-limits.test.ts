@@ -1,5 +1,5 @@
 import { HttpError } from '../../../src/http/http-error';
-import { isLookup, StreamLimits } from '../../../src/http/stream-limits';
+import { StreamLimits } from '../../../src/http/stream-limits';
 
 function refusal(enter: () => unknown): HttpError {
   try {
@@ -51,14 +51,5 @@ describe('StreamLimits', () => {
   it('cuts off a client that stops reading after 30 s unless told otherwise', () => {
     expect(new StreamLimits({ perKey: 1, perInstance: 1 }).stallTimeoutMs).toBe(30_000);
     expect(new StreamLimits({ perKey: 1, perInstance: 1, stallTimeoutMs: 50 }).stallTimeoutMs).toBe(50);
-  });
-});
-
-describe('isLookup', () => {
-  it('is a search by chat_id or email, whatever else it asks', () => {
-    expect(isLookup({ chatId: 'U1' })).toBe(true);
-    expect(isLookup({ email: 'ada@example.org', active: 'yes' })).toBe(true);
-    expect(isLookup({})).toBe(false);
-    expect(isLookup({ lastName: 'Lovelace', hasChat: true })).toBe(false);
   });
 });

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+
+/** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
+interface Pool {
+  query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+}
+
+/** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
+const MAX_NAMED_STATEMENTS = 100;
+
+/**
+ * Reads sent straight to the driver's pool when no transaction holds the manager. TypeORM's
+ * `manager.query` makes, connects and releases a query runner for each statement and wraps its
+ * result: on a one-person lookup that was a share of the node CPU the raw pg server does not
+ * spend. Inside a transaction the statement goes through the transaction's runner, as always.
+ *
+ * `prepare`: statements asked for as `reusable` (lookups: the same text with other values, many
+ * times a second) are named, so each connection has PostgreSQL parse and plan them once, and
+ * sends their long text (the person rendered as JSON) once. Only on PostgreSQL: PGlite's
+ * connections share one session, where a name one connection prepared would collide with the
+ * next one's.
+ */
+export class PoolQueries {
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly prepare: boolean,
+  ) {}
+
+  async query<T>(text: string, values: unknown[], reusable = false): Promise<T[]> {
+    const pool = this.pool();
+    if (pool === undefined) return this.manager.query(text, values);
+    const name = reusable && this.prepare ? this.nameOf(text) : undefined;
+    const { rows } = await pool.query<T>(name === undefined ? { text, values } : { name, text, values });
+    return rows;
+  }
+
+  /** The pool, unless a transaction holds the manager or the connection is not (or no longer) open. */
+  private pool(): Pool | undefined {
+    if (this.manager.queryRunner !== undefined || !this.manager.connection.isInitialized) return undefined;
+    return (this.manager.connection.driver as unknown as { master?: Pool }).master;
+  }
+
+  private nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
+      // Named after the text: adapters each with their own PoolQueries share the pool's
+      // connections, and one name must never stand for two statements on a connection.
+      name = `read_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+}
