@@ -11,6 +11,7 @@ import type {
   WebhookSubscription,
 } from '../../application/ports/webhook-store';
 import { withDatabaseErrors } from './database-errors';
+import { DeliveryOutcomeWriter } from './delivery-outcome-writer';
 
 /** Every instance LISTENs here (PostgreSQL): deliveries were queued or made due by hand. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -111,10 +112,14 @@ export type PayloadOf = (change: { seq: number; at: Date; type: string; personId
  * for each other and a delivery whose instance died is taken over once its lease has run out.
  */
 export class SqlWebhookStore implements WebhookStore {
+  private readonly outcomes: DeliveryOutcomeWriter;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly payloadOf: (manager: EntityManager) => Promise<PayloadOf>,
-  ) {}
+  ) {
+    this.outcomes = new DeliveryOutcomeWriter(dataSource);
+  }
 
   addSubscription({ url, events, secret }: NewWebhookSubscription): Promise<WebhookSubscription> {
     return withDatabaseErrors(async () => {
@@ -366,7 +371,7 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   finish(claim: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): Promise<boolean> {
-    if (outcome.status !== 'failed') return this.finishInOneStatement(claim, attempt, outcome);
+    if (outcome.status !== 'failed') return this.outcomes.write({ claim, attempt, outcome });
     return withDatabaseErrors(() =>
       this.dataSource.transaction(async (manager) => {
         // The attempt happened whoever holds the lease now; it is recorded in any case.
@@ -409,53 +414,6 @@ export class SqlWebhookStore implements WebhookStore {
         return true;
       }),
     );
-  }
-
-  /**
-   * The usual outcomes (delivered, or due again) in one statement, atomic by itself: a round trip
-   * instead of five, which is most of what a delivery costs the database.
-   */
-  private finishInOneStatement(
-    claim: ClaimedDelivery,
-    attempt: WebhookAttempt,
-    outcome: Exclude<DeliveryOutcome, { status: 'failed' }>,
-  ): Promise<boolean> {
-    const failure = outcome.status === 'pending' && outcome.countsAsFailure ? 1 : 0;
-    return withDatabaseErrors(async () => {
-      const [{ updated }] = await this.dataSource.query(
-        `WITH d AS (
-           UPDATE webhook_deliveries
-           SET lease_until = NULL, attempts = attempts + 1, status = $3::text,
-               failures = failures + $4::int, next_attempt_at = coalesce($5::timestamptz, next_attempt_at),
-               delivered_at = CASE WHEN $3::text = 'delivered' THEN $6::timestamptz ELSE delivered_at END
-           WHERE id = $1 AND lease_until = $2
-           RETURNING subscription_id
-         ),
-         a AS (
-           INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error)
-           SELECT id, $6::timestamptz, $7::int, $8::int, $9::text FROM webhook_deliveries WHERE id = $1
-         ),
-         s AS (
-           UPDATE webhook_subscriptions
-           SET failing_since = CASE WHEN $3::text = 'delivered' THEN NULL ELSE $6::timestamptz END
-           WHERE id = (SELECT subscription_id FROM d)
-             AND (($3::text = 'delivered' AND failing_since IS NOT NULL) OR ($4::int = 1 AND failing_since IS NULL))
-         )
-         SELECT count(*)::int AS updated FROM d`,
-        [
-          claim.id,
-          claim.leaseUntil,
-          outcome.status,
-          failure,
-          outcome.status === 'pending' ? outcome.nextAttemptAt : null,
-          attempt.at,
-          attempt.statusCode,
-          attempt.durationMs,
-          attempt.error,
-        ],
-      );
-      return updated > 0;
-    });
   }
 
   release(claim: ClaimedDelivery): Promise<void> {

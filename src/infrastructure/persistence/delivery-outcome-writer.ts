@@ -1,0 +1,146 @@
+import type { DataSource } from 'typeorm';
+import type { ClaimedDelivery, DeliveryOutcome, WebhookAttempt } from '../../application/ports/webhook-store';
+import { translateDatabaseError } from './database-errors';
+
+/** The usual ends of an attempt: delivered, or due again. Giving up is rarer and written alone. */
+export type RoutineOutcome = Exclude<DeliveryOutcome, { status: 'failed' }>;
+
+export interface FinishedAttempt {
+  claim: ClaimedDelivery;
+  attempt: WebhookAttempt;
+  outcome: RoutineOutcome;
+}
+
+interface Waiting {
+  finished: FinishedAttempt;
+  resolve: (recorded: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 256;
+
+/**
+ * Records attempts and their outcomes, many in one statement. Every attempt is inserted (it
+ * happened, whoever holds the lease now); a delivery's outcome is written only while the lease
+ * is still the claim's. The subscription's `failing_since` follows the attempts in the order they
+ * began: cleared by the last success, set by the first failure after it.
+ */
+const RECORD_SQL = `
+  WITH f AS (
+    SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::int[], $5::timestamptz[],
+                         $6::timestamptz[], $7::int[], $8::int[], $9::text[])
+      AS f(id, lease_until, status, failure, next_attempt_at, at, status_code, duration_ms, error)
+  ),
+  d AS (
+    UPDATE webhook_deliveries w
+    SET lease_until = NULL, attempts = w.attempts + 1, status = f.status,
+        failures = w.failures + f.failure, next_attempt_at = coalesce(f.next_attempt_at, w.next_attempt_at),
+        delivered_at = CASE WHEN f.status = 'delivered' THEN f.at ELSE w.delivered_at END
+    FROM f
+    WHERE w.id = f.id AND w.lease_until = f.lease_until
+    RETURNING w.id, w.subscription_id
+  ),
+  a AS (
+    INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error)
+    SELECT f.id, f.at, f.status_code, f.duration_ms, f.error FROM f
+    WHERE EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.id = f.id)
+    ORDER BY f.at
+  ),
+  o AS (
+    SELECT d.subscription_id, f.at, f.status = 'delivered' AS ok, f.failure = 1 AS failed
+    FROM d JOIN f ON f.id = d.id
+  ),
+  g AS (
+    SELECT subscription_id, max(at) FILTER (WHERE ok) AS last_success FROM o GROUP BY subscription_id
+  ),
+  h AS (
+    SELECT g.subscription_id, g.last_success,
+      (SELECT min(o.at) FROM o
+       WHERE o.subscription_id = g.subscription_id AND o.failed
+         AND (g.last_success IS NULL OR o.at > g.last_success)) AS failing_from
+    FROM g
+  ),
+  n AS (
+    SELECT s.id, CASE
+        WHEN h.failing_from IS NULL THEN NULL
+        WHEN h.last_success IS NULL THEN coalesce(s.failing_since, h.failing_from)
+        ELSE h.failing_from
+      END AS failing_since
+    FROM h JOIN webhook_subscriptions s ON s.id = h.subscription_id
+    WHERE h.last_success IS NOT NULL OR h.failing_from IS NOT NULL
+  ),
+  s AS (
+    UPDATE webhook_subscriptions s SET failing_since = n.failing_since
+    FROM n WHERE s.id = n.id AND s.failing_since IS DISTINCT FROM n.failing_since
+  )
+  SELECT id FROM d`;
+
+/** The ids among `finished` whose outcome was written (their lease was still theirs). */
+async function record(dataSource: DataSource, finished: FinishedAttempt[]): Promise<Set<string>> {
+  const rows: { id: string }[] = await dataSource.query(RECORD_SQL, [
+    finished.map((f) => f.claim.id),
+    finished.map((f) => f.claim.leaseUntil),
+    finished.map((f) => f.outcome.status),
+    finished.map((f) => (f.outcome.status === 'pending' && f.outcome.countsAsFailure ? 1 : 0)),
+    finished.map((f) => (f.outcome.status === 'pending' ? f.outcome.nextAttemptAt : null)),
+    finished.map((f) => f.attempt.at),
+    finished.map((f) => f.attempt.statusCode),
+    finished.map((f) => f.attempt.durationMs),
+    finished.map((f) => f.attempt.error),
+  ]);
+  return new Set(rows.map((row) => String(row.id)));
+}
+
+/**
+ * Writes the outcomes of attempts as they end, one statement at a time: those that end while a
+ * statement runs go together in the next one (a group commit, as for PATCH). Under load a
+ * delivery then costs the database a share of one statement and one COMMIT rather than its own.
+ * Should a statement of several fail (a subscription removed meanwhile), each is written again
+ * alone, so that one cannot fail the others.
+ */
+export class DeliveryOutcomeWriter {
+  private readonly waiting: Waiting[] = [];
+  private writing = false;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** False when the lease was no longer the claim's: only the attempt was recorded. */
+  write(finished: FinishedAttempt): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ finished, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) await this.writeBatch(this.waiting.splice(0, MAX_BATCH));
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async writeBatch(batch: Waiting[]): Promise<void> {
+    try {
+      const written = await record(
+        this.dataSource,
+        batch.map((w) => w.finished),
+      );
+      for (const w of batch) w.resolve(written.has(String(w.finished.claim.id)));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(translateDatabaseError(error));
+        return;
+      }
+      await Promise.all(
+        batch.map((w) =>
+          record(this.dataSource, [w.finished]).then(
+            (written) => w.resolve(written.size > 0),
+            (alone: unknown) => w.reject(translateDatabaseError(alone)),
+          ),
+        ),
+      );
+    }
+  }
+}
