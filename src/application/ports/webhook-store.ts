@@ -91,11 +91,10 @@ export interface WebhookStore {
 
   /**
    * Turns changes after the dispatcher's cursor (at most `limit`) into deliveries for every
-   * enabled subscription they match, and moves the cursor past them, in one transaction. Null
-   * when another instance is dispatching right now; otherwise how many changes were read.
+   * enabled subscription they match, and moves the cursor past them, atomically. Null when
+   * another instance is dispatching right now; otherwise how many changes were read and how many
+   * deliveries queued. Cheap when nothing waits: the runner polls with it.
    */
-  /** Whether changes wait for the dispatcher: one cheap read, for polling. */
-  changesWaiting(): Promise<boolean>;
   dispatch(now: Date, limit: number): Promise<{ changes: number; deliveries: number } | null>;
   /**
    * Leases up to `limit` due deliveries of enabled subscriptions until `leaseUntil`; deliveries

@@ -31,7 +31,6 @@ export class DeliverWebhooks {
    * instance is dispatching (it will see whatever this one would have).
    */
   async dispatch(): Promise<number | null> {
-    if (!(await this.store.changesWaiting())) return 0;
     let queued = 0;
     for (;;) {
       const done = await this.store.dispatch(this.clock.now(), DISPATCH_BATCH);
