@@ -108,6 +108,10 @@ export interface WebhookStore {
   finish(claim: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): Promise<boolean>;
   /** Gives the lease back without an attempt: another instance may send it at once. */
   release(claim: ClaimedDelivery): Promise<void>;
-  /** When the next pending delivery of an enabled subscription becomes due; null: none. */
-  nextDueAt(): Promise<Date | null>;
+  /**
+   * When the next pending delivery of an enabled subscription that no lease holds at `now` falls
+   * due; null: none. A lease in force is its holder's to end: should the holder die, the runner's
+   * poll finds the delivery once the lease has run out.
+   */
+  nextDueAt(now: Date): Promise<Date | null>;
 }
