@@ -47,18 +47,14 @@ const RECORD_SQL = `
     ORDER BY f.at
   ),
   o AS (
-    SELECT d.subscription_id, f.at, f.status = 'delivered' AS ok, f.failure = 1 AS failed
+    SELECT d.subscription_id, f.at, f.failure = 1 AS failed,
+      max(f.at) FILTER (WHERE f.status = 'delivered') OVER (PARTITION BY d.subscription_id) AS last_success
     FROM d JOIN f ON f.id = d.id
   ),
-  g AS (
-    SELECT subscription_id, max(at) FILTER (WHERE ok) AS last_success FROM o GROUP BY subscription_id
-  ),
   h AS (
-    SELECT g.subscription_id, g.last_success,
-      (SELECT min(o.at) FROM o
-       WHERE o.subscription_id = g.subscription_id AND o.failed
-         AND (g.last_success IS NULL OR o.at > g.last_success)) AS failing_from
-    FROM g
+    SELECT subscription_id, max(last_success) AS last_success,
+      min(at) FILTER (WHERE failed AND (last_success IS NULL OR at > last_success)) AS failing_from
+    FROM o GROUP BY subscription_id
   ),
   n AS (
     SELECT s.id, CASE
