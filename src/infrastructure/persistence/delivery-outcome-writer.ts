@@ -111,7 +111,13 @@ export class DeliveryOutcomeWriter {
   private async drain(): Promise<void> {
     this.writing = true;
     try {
-      while (this.waiting.length > 0) await this.writeBatch(this.waiting.splice(0, MAX_BATCH));
+      while (this.waiting.length > 0) {
+        // By id, the order in which removing a subscription locks its deliveries: no deadlock.
+        const batch = this.waiting
+          .splice(0, MAX_BATCH)
+          .sort((a, b) => a.finished.claim.id - b.finished.claim.id);
+        await this.writeBatch(batch);
+      }
     } finally {
       this.writing = false;
     }

@@ -181,13 +181,22 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   removeSubscription(id: number): Promise<boolean> {
-    return withDatabaseErrors(async () => {
-      const [{ removed }] = await this.dataSource.query(
-        'WITH gone AS (DELETE FROM webhook_subscriptions WHERE id = $1 RETURNING id) SELECT count(*)::int AS removed FROM gone',
-        [id],
-      );
-      return removed > 0;
-    });
+    return withDatabaseErrors(() =>
+      this.dataSource.transaction(async (manager) => {
+        // Its deliveries locked first, by id, as the outcomes of attempts are written: the
+        // cascade below would otherwise lock them in its own order, and could deadlock with a
+        // batch of outcomes holding some of them.
+        await manager.query(
+          'SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id FOR UPDATE',
+          [id],
+        );
+        const [{ removed }] = await manager.query(
+          'WITH gone AS (DELETE FROM webhook_subscriptions WHERE id = $1 RETURNING id) SELECT count(*)::int AS removed FROM gone',
+          [id],
+        );
+        return removed > 0;
+      }),
+    );
   }
 
   rotateSecret(id: number, secret: string, previousExpiresAt: Date): Promise<WebhookSubscription | null> {
