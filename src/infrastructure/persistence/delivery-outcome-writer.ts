@@ -20,13 +20,24 @@ interface Waiting {
 const MAX_BATCH = 256;
 
 /**
+ * A CTE that lets the statement's COMMIT return before its WAL reaches the disk (PostgreSQL's
+ * `synchronous_commit = off`, for this transaction only). For the queue's bookkeeping, claims and
+ * outcomes: should PostgreSQL itself crash, at most the last fraction of a second of them is lost,
+ * which the queue already survives (a delivery whose claim or outcome was not written is sent
+ * again, with the same webhook-id, as when the database goes away mid-send), and under load each
+ * of them no longer waits for, and adds to, the disk flushes that PATCHes wait for.
+ */
+export const NO_WAIT_FOR_DISK = "no_wait_for_disk AS (SELECT set_config('synchronous_commit', 'off', true))";
+
+/**
  * Records attempts and their outcomes, many in one statement. Every attempt is inserted (it
  * happened, whoever holds the lease now); a delivery's outcome is written only while the lease
  * is still the claim's. The subscription's `failing_since` follows the attempts in the order they
  * began: cleared by the last success, set by the first failure after it.
  */
 const RECORD_SQL = `
-  WITH f AS (
+  WITH ${NO_WAIT_FOR_DISK},
+  f AS (
     SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::int[], $5::timestamptz[],
                          $6::timestamptz[], $7::int[], $8::int[], $9::text[])
       AS f(id, lease_until, status, failure, next_attempt_at, at, status_code, duration_ms, error)
@@ -69,7 +80,7 @@ const RECORD_SQL = `
     UPDATE webhook_subscriptions s SET failing_since = n.failing_since
     FROM n WHERE s.id = n.id AND s.failing_since IS DISTINCT FROM n.failing_since
   )
-  SELECT id FROM d`;
+  SELECT id FROM d, no_wait_for_disk`;
 
 /** The ids among `finished` whose outcome was written (their lease was still theirs). */
 async function record(dataSource: DataSource, finished: FinishedAttempt[]): Promise<Set<string>> {

@@ -11,7 +11,7 @@ import type {
   WebhookSubscription,
 } from '../../application/ports/webhook-store';
 import { withDatabaseErrors } from './database-errors';
-import { DeliveryOutcomeWriter } from './delivery-outcome-writer';
+import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
 
 /** Every instance LISTENs here (PostgreSQL): deliveries were queued or made due by hand. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -358,7 +358,8 @@ export class SqlWebhookStore implements WebhookStore {
     return withDatabaseErrors(async () => {
       const rows = returned(
         await this.dataSource.query(
-          `WITH due AS (
+          `WITH ${NO_WAIT_FOR_DISK},
+         due AS (
            SELECT d.id FROM webhook_deliveries d
            JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.disabled_at IS NULL
            WHERE d.status = 'pending' AND d.next_attempt_at <= $1
@@ -368,7 +369,7 @@ export class SqlWebhookStore implements WebhookStore {
            FOR UPDATE OF d SKIP LOCKED
          )
          UPDATE webhook_deliveries d SET lease_until = $2
-         FROM due, webhook_subscriptions s
+         FROM due, webhook_subscriptions s, no_wait_for_disk
          WHERE d.id = due.id AND s.id = d.subscription_id
          RETURNING d.id, d.subscription_id, d.message_id, d.payload, d.failures,
            coalesce(d.requeued_at, d.created_at) AS retrying_since, s.url, s.secret,
