@@ -107,6 +107,15 @@ function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
 export type PayloadOf = (change: { seq: number; at: Date; type: string; personId: number }) => string;
 
 /**
+ * Whether delivery `d`'s subscription is enabled, as a filter on each row the due index yields
+ * rather than a join: without statistics (a table that grew from nothing since the last ANALYZE)
+ * the planner joined and then sorted every pending delivery, 70 ms with 45,000 of them, for each
+ * claim; this way a claim reads the few rows at the head of the index whatever the statistics.
+ */
+const ENABLED_SUBSCRIPTION =
+  '(SELECT s.disabled_at IS NULL FROM webhook_subscriptions s WHERE s.id = d.subscription_id)';
+
+/**
  * Moves the dispatcher's cursor from where the read found it (`$1`) past the changes read (`$2`)
  * and queues their deliveries, in one statement, or does nothing when another instance holds the
  * cursor or has moved it meanwhile: the dispatcher is single-flight without waiting. A
@@ -361,9 +370,9 @@ export class SqlWebhookStore implements WebhookStore {
           `WITH ${NO_WAIT_FOR_DISK},
          due AS (
            SELECT d.id FROM webhook_deliveries d
-           JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.disabled_at IS NULL
            WHERE d.status = 'pending' AND d.next_attempt_at <= $1
              AND (d.lease_until IS NULL OR d.lease_until <= $1)
+             AND ${ENABLED_SUBSCRIPTION}
            ORDER BY d.next_attempt_at
            LIMIT $3
            FOR UPDATE OF d SKIP LOCKED
@@ -473,8 +482,8 @@ export class SqlWebhookStore implements WebhookStore {
       const [row] = await this.dataSource.query(
         `SELECT d.next_attempt_at AS at
          FROM webhook_deliveries d
-         JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.disabled_at IS NULL
          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
+           AND ${ENABLED_SUBSCRIPTION}
          ORDER BY d.next_attempt_at
          LIMIT 1`,
         [now],
