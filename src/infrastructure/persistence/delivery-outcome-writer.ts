@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookAttempt } from '../../application/ports/webhook-store';
-import { translateDatabaseError } from './database-errors';
+import { GroupCommit } from './group-commit';
 
 /** The usual ends of an attempt: delivered, or due again. Giving up is rarer and written alone. */
 export type RoutineOutcome = Exclude<DeliveryOutcome, { status: 'failed' }>;
@@ -9,12 +9,6 @@ export interface FinishedAttempt {
   claim: ClaimedDelivery;
   attempt: WebhookAttempt;
   outcome: RoutineOutcome;
-}
-
-interface Waiting {
-  finished: FinishedAttempt;
-  resolve: (recorded: boolean) => void;
-  reject: (error: unknown) => void;
 }
 
 const MAX_BATCH = 256;
@@ -106,54 +100,24 @@ async function record(dataSource: DataSource, finished: FinishedAttempt[]): Prom
  * alone, so that one cannot fail the others.
  */
 export class DeliveryOutcomeWriter {
-  private readonly waiting: Waiting[] = [];
-  private writing = false;
+  private readonly commits: GroupCommit<FinishedAttempt, boolean>;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(dataSource: DataSource) {
+    this.commits = new GroupCommit(
+      async (finished) => {
+        const written = await record(dataSource, finished);
+        return finished.map((f) => written.has(String(f.claim.id)));
+      },
+      {
+        maxBatch: MAX_BATCH,
+        // By id, the order in which removing a subscription locks its deliveries: no deadlock.
+        order: (a, b) => a.claim.id - b.claim.id,
+      },
+    );
+  }
 
   /** False when the lease was no longer the claim's: only the attempt was recorded. */
   write(finished: FinishedAttempt): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ finished, resolve, reject });
-      if (!this.writing) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.waiting.length > 0) {
-        // By id, the order in which removing a subscription locks its deliveries: no deadlock.
-        const batch = this.waiting
-          .splice(0, MAX_BATCH)
-          .sort((a, b) => a.finished.claim.id - b.finished.claim.id);
-        await this.writeBatch(batch);
-      }
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  private async writeBatch(batch: Waiting[]): Promise<void> {
-    try {
-      const written = await record(
-        this.dataSource,
-        batch.map((w) => w.finished),
-      );
-      for (const w of batch) w.resolve(written.has(String(w.finished.claim.id)));
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0].reject(translateDatabaseError(error));
-        return;
-      }
-      await Promise.all(
-        batch.map((w) =>
-          record(this.dataSource, [w.finished]).then(
-            (written) => w.resolve(written.size > 0),
-            (alone: unknown) => w.reject(translateDatabaseError(alone)),
-          ),
-        ),
-      );
-    }
+    return this.commits.write(finished);
   }
 }
