@@ -201,12 +201,20 @@ export async function webhookBench(): Promise<void> {
       }
       log(`PATCH load, ${round === 'none' ? 'no subscriptions' : '3 subscriptions'}…`);
       const receivedBefore = receiver.received;
+      const loadStarted = new Date();
       const figures = await patchLoad(a.url, token, ids, a.pid);
       if (round === 'three') {
         // What the PATCH rate costs is only half the story: the deliveries must keep up too.
         const perSecond = (receiver.received - receivedBefore) / LOAD_SECONDS;
         delivered.push(perSecond);
-        log(`  ${perSecond.toFixed(0)} deliveries/s received during the load`);
+        // How long a send took (the POST to its answer), as the service recorded its attempts.
+        const [sends] = await database.query<{ p50: number | null }>(
+          'SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50 FROM webhook_attempts WHERE at >= $1',
+          [loadStarted],
+        );
+        log(
+          `  ${perSecond.toFixed(0)} deliveries/s received during the load; a send took ${Number(sends.p50).toFixed(0)} ms at p50`,
+        );
       }
       if (figures.non2xx > 0 || figures.errors > 0)
         log(`  INVALID: ${figures.non2xx} non-2xx, ${figures.errors} errors`);
