@@ -91,11 +91,10 @@ export interface WebhookStore {
 
   /**
    * Turns changes after the dispatcher's cursor (at most `limit`) into deliveries for every
-   * enabled subscription they match, and moves the cursor past them, in one transaction. Null
-   * when another instance is dispatching right now; otherwise how many changes were read.
+   * enabled subscription they match, and moves the cursor past them, atomically. Null when
+   * another instance is dispatching right now; otherwise how many changes were read and how many
+   * deliveries queued. Cheap when nothing waits: the runner polls with it.
    */
-  /** Whether changes wait for the dispatcher: one cheap read, for polling. */
-  changesWaiting(): Promise<boolean>;
   dispatch(now: Date, limit: number): Promise<{ changes: number; deliveries: number } | null>;
   /**
    * Leases up to `limit` due deliveries of enabled subscriptions until `leaseUntil`; deliveries
@@ -109,6 +108,10 @@ export interface WebhookStore {
   finish(claim: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): Promise<boolean>;
   /** Gives the lease back without an attempt: another instance may send it at once. */
   release(claim: ClaimedDelivery): Promise<void>;
-  /** When the next pending delivery of an enabled subscription becomes due; null: none. */
-  nextDueAt(): Promise<Date | null>;
+  /**
+   * When the next pending delivery of an enabled subscription that no lease holds at `now` falls
+   * due; null: none. A lease in force is its holder's to end: should the holder die, the runner's
+   * poll finds the delivery once the lease has run out.
+   */
+  nextDueAt(now: Date): Promise<Date | null>;
 }

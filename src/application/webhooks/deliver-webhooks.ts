@@ -31,7 +31,6 @@ export class DeliverWebhooks {
    * instance is dispatching (it will see whatever this one would have).
    */
   async dispatch(): Promise<number | null> {
-    if (!(await this.store.changesWaiting())) return 0;
     let queued = 0;
     for (;;) {
       const done = await this.store.dispatch(this.clock.now(), DISPATCH_BATCH);
@@ -48,8 +47,9 @@ export class DeliverWebhooks {
 
   /** Milliseconds until the next pending delivery falls due (0 when overdue); null: none. */
   async msUntilNextDue(): Promise<number | null> {
-    const next = await this.store.nextDueAt();
-    return next === null ? null : Math.max(0, next.getTime() - this.clock.now().getTime());
+    const now = this.clock.now();
+    const next = await this.store.nextDueAt(now);
+    return next === null ? null : Math.max(0, next.getTime() - now.getTime());
   }
 
   /** Sends a claimed delivery and records the attempt; `signal` cancels it (shutdown). */

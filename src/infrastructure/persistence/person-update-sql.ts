@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { PersonUpdate } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { foldCase } from '../../domain/text';
-import { translateDatabaseError } from './database-errors';
+import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 import { CHANGE_LOG_LOCK_KEY } from './typeorm-change-log';
 
@@ -113,12 +113,6 @@ async function writeUpdates(
   return people;
 }
 
-interface Waiting {
-  update: PersonUpdate;
-  resolve: (person: Person | null) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * Writes people's updates as they come, one statement at a time: the updates that arrive while a
  * statement runs go together in the next one (a group commit). Under load a PATCH then costs the
@@ -128,55 +122,17 @@ interface Waiting {
  * others with it: when a statement of several fails, each of them is written again on its own.
  */
 export class PersonUpdateWriter {
-  private readonly waiting: Waiting[] = [];
-  private writing = false;
+  private readonly commits: GroupCommit<PersonUpdate, Person | null>;
 
-  constructor(
-    private readonly manager: EntityManager,
-    private readonly serialise: boolean,
-  ) {}
-
-  write(update: PersonUpdate): Promise<Person | null> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ update, resolve, reject });
-      if (!this.writing) void this.drain();
+  constructor(manager: EntityManager, serialise: boolean) {
+    this.commits = new GroupCommit((updates) => writeUpdates(manager, updates, serialise), {
+      maxBatch: MAX_BATCH,
+      // By id: statements that lock several people lock them in one order.
+      order: (a, b) => a.id - b.id,
     });
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.waiting.length > 0) {
-        // By id: statements that lock several people lock them in one order.
-        const batch = this.waiting.splice(0, MAX_BATCH).sort((a, b) => a.update.id - b.update.id);
-        await this.writeBatch(batch);
-      }
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  private async writeBatch(batch: Waiting[]): Promise<void> {
-    try {
-      const people = await writeUpdates(
-        this.manager,
-        batch.map((w) => w.update),
-        this.serialise,
-      );
-      for (const [i, w] of batch.entries()) w.resolve(people[i]);
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0].reject(translateDatabaseError(error));
-        return;
-      }
-      await Promise.all(
-        batch.map((w) =>
-          writeUpdates(this.manager, [w.update], this.serialise).then(
-            ([person]) => w.resolve(person),
-            (alone: unknown) => w.reject(translateDatabaseError(alone)),
-          ),
-        ),
-      );
-    }
+  write(update: PersonUpdate): Promise<Person | null> {
+    return this.commits.write(update);
   }
 }

@@ -16,6 +16,12 @@ export interface WebhookRunnerOptions {
 const STOP_GRACE_MS = 2000;
 
 /**
+ * Changes notified closer together than this are dispatched together. Under a PATCH load every
+ * commit notifies; dispatching for each kept the runner looping on the database without pause.
+ */
+const DISPATCH_EVERY_MS = 25;
+
+/**
  * Runs the webhook engine in the background of the service: dispatches changes, claims due
  * deliveries and sends them, at most `concurrency` at once, never on a request's path. It looks
  * for work when woken (a PostgreSQL notification, a send finished, a command of the tool ended)
@@ -29,6 +35,7 @@ export class WebhookRunner {
   private changesMayWait = true;
   private lastDispatch = 0;
   private wakeSleeper: (() => void) | null = null;
+  private dispatchTimer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<ClaimedDelivery, Promise<void>>();
   private readonly cancel = new AbortController();
   private failing = false;
@@ -48,10 +55,21 @@ export class WebhookRunner {
     this.loop = this.run();
   }
 
-  /** Something may be waiting (changes or deliveries): look now rather than at the next poll. */
+  /**
+   * Something may be waiting (changes or deliveries): look now rather than at the next poll, or
+   * DISPATCH_EVERY_MS after the last dispatch if that is later.
+   */
   wake(): void {
     this.changesMayWait = true;
-    this.wakeForDeliveries();
+    const soonest = this.lastDispatch + DISPATCH_EVERY_MS - Date.now();
+    if (soonest <= 0) {
+      this.wakeForDeliveries();
+    } else {
+      this.dispatchTimer ??= setTimeout(() => {
+        this.dispatchTimer = null;
+        this.wakeForDeliveries();
+      }, soonest);
+    }
   }
 
   /** A send ended: claim again, without asking whether changes wait. */
@@ -68,7 +86,9 @@ export class WebhookRunner {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.wake();
+    if (this.dispatchTimer !== null) clearTimeout(this.dispatchTimer);
+    this.dispatchTimer = null;
+    this.wakeForDeliveries();
     await this.loop;
     const sends = [...this.inFlight.values()];
     let timer: NodeJS.Timeout | undefined;
@@ -87,7 +107,11 @@ export class WebhookRunner {
       this.woken = false;
       let nextDueInMs: number | null = null;
       try {
-        if (this.changesMayWait || Date.now() - this.lastDispatch >= this.options.pollIntervalMs) {
+        const sinceDispatch = Date.now() - this.lastDispatch;
+        if (
+          (this.changesMayWait && sinceDispatch >= DISPATCH_EVERY_MS) ||
+          sinceDispatch >= this.options.pollIntervalMs
+        ) {
           this.changesMayWait = false;
           this.lastDispatch = Date.now();
           await this.engine.dispatch();
@@ -117,6 +141,8 @@ export class WebhookRunner {
     const claims = await this.engine.claim(room);
     for (const claim of claims) this.send(claim);
     if (claims.length === room) return 0;
+    // A send in flight wakes the runner when it ends, and it asks then.
+    if (this.inFlight.size > 0) return null;
     return this.engine.msUntilNextDue();
   }
 
