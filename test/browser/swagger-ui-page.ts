@@ -67,6 +67,14 @@ export class SwaggerUiPage {
       await block.locator('.opblock-summary-control').click();
     }
     await block.locator('.opblock-body').waitFor();
+    // Left as a person leaves it after trying: clear the answer and leave "Try it out", so this run
+    // starts from the page's proposals and cannot read the last answer. Done here, only for an
+    // operation tried before, rather than after every run: most are tried once.
+    if ((await block.locator('.live-responses-table .response').count()) > 0) {
+      await block.locator('button.btn-clear').click();
+      await block.locator('.live-responses-table .response').waitFor({ state: 'detached' });
+      await block.locator('button.try-out__btn.cancel').click();
+    }
     return block;
   }
 
@@ -114,12 +122,6 @@ export class SwaggerUiPage {
       headers: (await headers.count()) > 0 ? ((await headers.locator('pre').textContent()) ?? '') : '',
       url: (await block.locator('.request-url pre').textContent())?.trim() ?? '',
     };
-    // Clear the answer and leave "Try it out", as a person would before trying again: a next run
-    // of this operation starts from the page's proposals and cannot read this answer.
-    await block.locator('button.btn-clear').click();
-    await live.waitFor({ state: 'detached' });
-    await block.locator('button.try-out__btn.cancel').click();
-    await block.locator('.opblock-summary-control').click();
     return answer;
   }
 }

@@ -83,10 +83,15 @@ export async function createTestApp(
      * real adapter: the routes resolve their use cases (and so their ports) once, when built.
      */
     prepare?: (container: Container) => void;
+    /**
+     * Another app's database (on `target`), with the data it holds, instead of a fresh one: for a
+     * second configuration over the same data. That app closes it; this one's close() does not.
+     */
+    database?: Database;
   } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...options.env });
-  const database = await openTestDatabase(target);
+  const database = options.database ?? (await openTestDatabase(target));
   const container = createContainer({ ...config, databaseUrl: target.url }, database, options.overrides);
   options.prepare?.(container);
   const app = createApp(container);
@@ -134,7 +139,7 @@ export async function createTestApp(
     container,
     database,
     config,
-    close: () => database.close(),
+    close: () => (options.database === undefined ? database.close() : Promise.resolve()),
     createAccount,
     issueToken,
     async tokenWith(permissions = ['read', 'write']) {

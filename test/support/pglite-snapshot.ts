@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type Database, migrate, openDatabase } from '../../src/infrastructure/persistence/database';
 import { PGLITE_SNAPSHOT_VARIABLE } from './run-variables';
 
@@ -35,6 +36,29 @@ export async function migratedSnapshot(): Promise<Blob | undefined> {
   if (loaded === undefined && !existsSync(path)) await (await openMigratedPglite()).close();
   if (loaded === undefined) loaded = new Blob([readFileSync(path)]);
   return loaded;
+}
+
+let loadedEmpty: Blob | undefined;
+
+/**
+ * A new PGlite in memory with no schema yet, for tests of the migrations themselves: loaded from
+ * the run's dump of a new database, which the first such test makes, rather than initdb each time
+ * (about 2 s quiet). Without the variable, a new database.
+ */
+export async function openEmptyPglite(): Promise<Database> {
+  const snapshot = process.env[PGLITE_SNAPSHOT_VARIABLE];
+  const path = snapshot ? join(dirname(snapshot), 'empty.tar') : undefined;
+  if (loadedEmpty === undefined && path && existsSync(path)) loadedEmpty = new Blob([readFileSync(path)]);
+  const database = await openDatabase({ databaseUrl: null, loadDataDir: loadedEmpty });
+  if (loadedEmpty === undefined && path) {
+    try {
+      await writeSnapshot(database, path);
+    } catch (error) {
+      await database.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return database;
 }
 
 async function writeSnapshot(database: Database, path: string): Promise<void> {

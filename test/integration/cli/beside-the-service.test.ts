@@ -45,6 +45,22 @@ async function serve(dataDir: string): Promise<ServedProcess> {
   return service;
 }
 
+let shared: { dataDir: string; service: ServedProcess } | undefined;
+
+/**
+ * One service, with the test traps, for the tests that need nothing but a service running beside
+ * the tool: each uses accounts and people of its own. Stopped after the file's last test.
+ */
+async function sharedService(): Promise<{ dataDir: string; service: ServedProcess }> {
+  if (shared === undefined) {
+    const dataDir = await newDataDir('beside-shared-');
+    const service = await startService(build.main, { DATA_DIR: dataDir });
+    shared = { dataDir, service };
+    await sql(dataDir, TRAPS);
+  }
+  return shared;
+}
+
 async function stop(service: ServedProcess): Promise<number | null> {
   service.child.kill('SIGTERM');
   return (await service.exited).code;
@@ -187,7 +203,8 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
         if (service.child.exitCode === null) service.child.kill('SIGKILL');
     });
 
-    afterAll(() => {
+    afterAll(async () => {
+      if (shared !== undefined) expect(await stop(shared.service)).toBe(0);
       build?.remove();
       for (const directory of temporary) rmSync(directory, { recursive: true, force: true });
     });
@@ -311,8 +328,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 300_000);
 
     it("shows an account disabled or enabled, and a permission revoked, on the service's very next request", async () => {
-      const dataDir = await newDataDir('beside-cache-');
-      const service = await serve(dataDir);
+      const { dataDir, service } = await sharedService();
       const token = await keyHolder(service, dataDir, 'bot');
 
       // Each change shows on the request sent the moment the tool reports it, while requests
@@ -339,8 +355,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('syncs and erases through the service, whose next answers show it', async () => {
-      const dataDir = await newDataDir('beside-sync-');
-      const service = await serve(dataDir);
+      const { dataDir, service } = await sharedService();
       const token = await keyHolder(service, dataDir, 'secretary');
       const loaded = await runTool(['import', importFile(dataDir, 'sync', 3)], { dataDir });
       expect(loaded.stdout).toMatch(/: 3 added, 0 updated, 0 unchanged, 0 erased/);
@@ -348,7 +363,7 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
       expect((await runTool(['export', exported], { dataDir })).code).toBe(0);
       const roster = (
         JSON.parse(readFileSync(exported, 'utf8')) as { id: number; role: string; last_name: string }[]
-      ).filter((r) => r.role === 'member');
+      ).filter((r) => r.role === 'member' && r.last_name.startsWith('Lastsyncx'));
       const [first, second, third] = roster;
       const edited = join(dataDir, 'edited.json');
       writeFileSync(edited, JSON.stringify([{ ...first, last_name: 'Renamed' }, second, third]));
@@ -391,10 +406,8 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('loses no write when HTTP and the tool write at once, and keeps nothing of what the tool rolls back', async () => {
-      const dataDir = await newDataDir('beside-writes-');
-      const service = await serve(dataDir);
+      const { dataDir, service } = await sharedService();
       const token = await keyHolder(service, dataDir, 'writer');
-      await sql(dataDir, TRAPS);
       await runTool(['import', importFile(dataDir, 'seed', 1)], { dataDir });
       const [{ id }] = (await (await get(service, '/people?last_name=LastseedX0', token)).json()) as {
         id: number;
@@ -456,10 +469,8 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
     }, 120_000);
 
     it('leaves the service serving, and nothing of its work, when the tool is killed mid-transaction', async () => {
-      const dataDir = await newDataDir('beside-killed-');
-      const service = await serve(dataDir);
+      const { dataDir, service } = await sharedService();
       const token = await keyHolder(service, dataDir, 'reader');
-      await sql(dataDir, TRAPS);
 
       // Sleepy holds the tool's transaction open for seconds; a request then waits behind it.
       const run = startTool(['import', importFile(dataDir, 'killed', 2000, { 1500: 'Sleepy' })], { dataDir });

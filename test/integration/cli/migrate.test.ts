@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { testDatabases } from '../../support/databases';
+import { openEmptyPglite } from '../../support/pglite-snapshot';
 import { cli } from './cli-harness';
 
 /** A database with no schema yet: PGlite in memory, or a fresh PostgreSQL schema. */
 async function openEmpty(url: string | null): Promise<{ database: Database; drop: () => Promise<void> }> {
   if (url === null) {
-    const database = await openDatabase({ databaseUrl: null });
+    const database = await openEmptyPglite();
     return { database, drop: () => database.close() };
   }
   const schema = `cli_${randomBytes(4).toString('hex')}`;

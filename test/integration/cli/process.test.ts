@@ -4,13 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { testDatabases } from '../../support/databases';
+import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
 const postgresUrl = testDatabases.find((target) => target.name === 'postgres')?.url ?? null;
-const MAIN = join(ROOT, 'dist/src/cli/main.js');
+let build: Awaited<ReturnType<typeof serviceBuild>>;
+const temporary: string[] = [];
+
+/** A DATA_DIR holding a migrated database, for tests about something other than creating one. */
+async function existingDataDir(): Promise<string> {
+  const directory = await migratedDataDir('cli-process-');
+  temporary.push(directory);
+  return directory;
+}
 
 function run(args: string[], env: Record<string, string> = {}, input = '') {
-  const result = spawnSync(process.execPath, [MAIN, ...args], {
+  const result = spawnSync(process.execPath, [build.cli, ...args], {
     cwd: ROOT,
     input,
     encoding: 'utf8',
@@ -21,11 +30,15 @@ function run(args: string[], env: Record<string, string> = {}, input = '') {
 }
 
 describe('the built command-line tool, run as a process', () => {
-  beforeAll(() => {
-    // Compiled once for this file; errors in the compile are reported by the type-check, not here.
-    spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-    expect(existsSync(MAIN)).toBe(true);
-  }, 120_000);
+  beforeAll(async () => {
+    // The run's compiled service (test/support/run-artifacts.ts); npm run cli builds dist/ itself.
+    build = await serviceBuild('cli-process');
+  }, 180_000);
+
+  afterAll(() => {
+    build?.remove();
+    for (const directory of temporary) rmSync(directory, { recursive: true, force: true });
+  });
 
   it('prints its help with exit 0, and refuses wrong usage with exit 2 and one line and a hint', () => {
     const help = run(['--help']);
@@ -43,6 +56,7 @@ describe('the built command-line tool, run as a process', () => {
 
   it('runs commands on an embedded database in DATA_DIR, failing with exit 1 and no stack trace', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
+    temporary.push(dataDir);
 
     const created = run(
       ['accounts', 'create', '--username', 'ops', '--permissions', 'read'],
@@ -77,16 +91,13 @@ describe('the built command-line tool, run as a process', () => {
     expect(unreachable.stderr).toMatch(/^error: the database cannot be reached[^\n]*\n$/);
   }, 60_000);
 
-  it('says on standard error which database it uses, keeping standard output for the export', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
-    const first = run(['export'], { DATA_DIR: dataDir });
-    expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/^created a new, empty embedded database in /);
-    expect(JSON.parse(first.stdout)).toEqual([]);
-
-    const again = run(['export'], { DATA_DIR: dataDir });
-    expect(again.stderr).toBe(`using the embedded database in ${dataDir}\n`);
-    expect(JSON.parse(again.stdout)).toEqual([]);
+  // That a new database's notice goes to standard error too is the test above's (accounts create).
+  it('says on standard error which database it uses, keeping standard output for the export', async () => {
+    const dataDir = await existingDataDir();
+    const exported = run(['export'], { DATA_DIR: dataDir });
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toBe(`using the embedded database in ${dataDir}\n`);
+    expect(JSON.parse(exported.stdout)).toEqual([]);
   }, 60_000);
 
   // A database of its own, dropped afterwards: the tool migrates the database it is pointed at.
@@ -112,8 +123,8 @@ describe('the built command-line tool, run as a process', () => {
     60_000,
   );
 
-  it('through npm from a subdirectory, reads and writes a relative FILE there, not in the project folder', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
+  it('through npm from a subdirectory, reads and writes a relative FILE there, not in the project folder', async () => {
+    const dataDir = await existingDataDir();
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     const here = mkdtempSync(join(ROOT, 'test-artifacts', 'cli-cwd-'));
     try {

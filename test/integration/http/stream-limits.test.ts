@@ -93,23 +93,31 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
     for (const socket of open.splice(0)) socket.destroy();
   });
 
+  // One crowd for both apps of the file: the first app's database, which it closes last.
+  let crowded: TestApp;
+  let ids: number[];
+  beforeAll(async () => {
+    crowded = await createTestApp(target, { env: { STREAMS_PER_KEY: '4', STREAMS_PER_INSTANCE: '6' } });
+    ids = await addCrowd(crowded);
+  }, 60_000);
+  afterAll(async () => {
+    await crowded?.close();
+  });
+
   describe('per key and per instance', () => {
     let t: TestApp;
     let server: Server;
     let port: number;
-    let ids: number[];
     let limits: StreamLimits;
 
     beforeAll(async () => {
-      t = await createTestApp(target, { env: { STREAMS_PER_KEY: '4', STREAMS_PER_INSTANCE: '6' } });
-      ids = await addCrowd(t);
+      t = crowded;
       limits = t.container.get<StreamLimits>(APP.StreamLimits);
       ({ server, port } = await listening(t));
     }, 60_000);
     afterAll(async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await t.close();
     });
     afterEach(async () => {
       // The sockets are gone; their streams end and give their places back.
@@ -223,8 +231,10 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
     let port: number;
 
     beforeAll(async () => {
-      t = await createTestApp(target, { overrides: { streamStallTimeoutMs: 300 } });
-      await addCrowd(t);
+      t = await createTestApp(target, {
+        overrides: { streamStallTimeoutMs: 300 },
+        database: crowded.database,
+      });
       ({ server, port } = await listening(t));
     }, 60_000);
     afterAll(async () => {

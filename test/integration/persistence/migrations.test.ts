@@ -8,13 +8,14 @@ import {
 } from '../../../src/infrastructure/persistence/database';
 import { personFilterSql } from '../../../src/infrastructure/persistence/person-filter-sql';
 import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
+import { openEmptyPglite } from '../../support/pglite-snapshot';
 
 /** An empty database, not migrated: PGlite in memory, or a new schema on PostgreSQL. */
 async function openEmpty(
   target: TestDatabaseTarget,
 ): Promise<{ databases: Database[]; dispose(): Promise<void> }> {
   if (target.url === null) {
-    const database = await openDatabase({ databaseUrl: null });
+    const database = await openEmptyPglite();
     return { databases: [database], dispose: () => database.close() };
   }
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;

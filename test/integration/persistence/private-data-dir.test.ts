@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../../../src/cli/run-cli';
 import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
-import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
 import { copyMigratedDataDir } from '../../support/run-artifacts';
 
@@ -35,7 +35,9 @@ function openToOthers(directory: string): string[] {
 }
 
 /** A database written to, so that PostgreSQL creates new files after start, then closed. */
-async function useDatabase(dataDir: string): Promise<{ openWhileRunning: string[] }> {
+async function useDatabase(
+  dataDir: string,
+): Promise<{ openWhileRunning: string[]; opened: Database['dataDir'] }> {
   const database = await openDatabase({ databaseUrl: null, dataDir });
   try {
     await migrate(database);
@@ -44,7 +46,7 @@ async function useDatabase(dataDir: string): Promise<{ openWhileRunning: string[
       "INSERT INTO scratch SELECT repeat('x', 200) FROM generate_series(1, 50000)",
     );
     await database.dataSource.query('CHECKPOINT');
-    return { openWhileRunning: openToOthers(dataDir) };
+    return { openWhileRunning: openToOthers(dataDir), opened: database.dataDir };
   } finally {
     await database.close();
   }
@@ -80,20 +82,22 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     return dataDir;
   }
 
-  it('creates a missing DATA_DIR 0700, and nothing in it is open to others, files made after start included', async () => {
+  it('creates a missing DATA_DIR 0700, and nothing in it is open to others, files made after start included; says whether it created the database', async () => {
     const dataDir = join(parent, 'nested', 'data');
 
     const first = await useDatabase(dataDir);
+    expect(first.opened).toEqual({ path: dataDir, created: true, tightened: false });
     expect(mode(dataDir)).toBe(0o700);
     expect(first.openWhileRunning).toEqual([]);
     expect(openToOthers(dataDir)).toEqual([]);
 
     // A second start rewrites PostgreSQL's caches, and the new tables' files grow.
     const second = await useDatabase(dataDir);
+    expect(second.opened).toEqual({ path: dataDir, created: false, tightened: false });
     expect(second.openWhileRunning).toEqual([]);
     expect(openToOthers(dataDir)).toEqual([]);
     expect(mode(dataDir)).toBe(0o700);
-  }, 60_000);
+  }, 90_000);
 
   it('keeps private the lock file, which the service rewrites while it runs', async () => {
     const dataDir = await existingDatabase();
@@ -104,16 +108,6 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     } finally {
       await database.close();
     }
-  }, 90_000);
-
-  it('says whether it created the database', async () => {
-    const dataDir = join(parent, 'data');
-    const first = await openDatabase({ databaseUrl: null, dataDir });
-    await first.close();
-    const second = await openDatabase({ databaseUrl: null, dataDir });
-    await second.close();
-    expect(first.dataDir).toEqual({ path: dataDir, created: true, tightened: false });
-    expect(second.dataDir).toEqual({ path: dataDir, created: false, tightened: false });
   }, 90_000);
 
   it('tightens an existing database directory that others could open, and the files in it', async () => {
