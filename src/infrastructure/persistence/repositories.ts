@@ -24,7 +24,9 @@ export function createRepositories(
   options: { streaming?: StreamSharing; preparedLookups?: boolean; changesAtCommit?: boolean } = {},
 ): TypeOrmRepositories {
   return {
-    people: new TypeOrmPersonRepository(manager, options.streaming, options.preparedLookups),
+    people: new TypeOrmPersonRepository(manager, options.streaming, options.preparedLookups, {
+      inTransaction: options.changesAtCommit === true,
+    }),
     accounts: new TypeOrmAccountRepository(manager),
     keys: new TypeOrmApiKeyRepository(manager),
     audit: new TypeOrmAuditLog(manager),

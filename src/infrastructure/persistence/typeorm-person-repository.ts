@@ -48,6 +48,17 @@ function foldedValue(contact: { kind: string; value: string }): string | null {
   return contact.kind === 'email' ? foldCase(contact.value) : null;
 }
 
+const MEMBERSHIP_INSERT_COLUMNS =
+  'person_id, club_id, kind, start_date, end_date, start_announced, end_announced';
+
+// Transitions long past when written are no turn of the calendar: the job would only mark them
+// (AnnounceMembershipTransitions), so they are marked as they are written, and an import of a
+// society's history leaves the job nothing to rewrite. "Long past" is before the day before today
+// in UTC, which is before the day written in any time zone: the job's own cases at the boundary
+// stay the job's. LONG_PAST_MARKS are the two flags of a membership `m`, `long_past` in scope.
+const LONG_PAST = "(now() AT TIME ZONE 'UTC')::date - 1";
+const LONG_PAST_MARKS = 'm.start_date < long_past, coalesce(m.end_date < long_past, false)';
+
 const renderedSelects = new Map<string, string>();
 
 /**
@@ -84,6 +95,8 @@ export class TypeOrmPersonRepository implements PersonRepository {
   private readonly people: Repository<PersonRow>;
   /** Where searches are read (see PoolQueries). */
   private readonly reads: PoolQueries;
+  /** Club ids found or made in this transaction; null outside one. */
+  private readonly knownClubs: Map<string, number> | null;
 
   constructor(
     private readonly manager: EntityManager,
@@ -91,9 +104,16 @@ export class TypeOrmPersonRepository implements PersonRepository {
     private readonly sharing?: StreamSharing,
     /** Lookups as named prepared statements (PostgreSQL only, see PoolQueries). */
     preparedLookups = false,
+    /**
+     * The manager is one transaction's: a club id found or made stays valid to its end (clubs are
+     * never deleted), so each name is looked up once, not once per batch of an import. Outside a
+     * transaction a club made by one that then rolled back would be remembered: no memory there.
+     */
+    options: { inTransaction?: boolean } = {},
   ) {
     this.people = manager.getRepository(PersonSchema);
     this.reads = new PoolQueries(manager, preparedLookups);
+    this.knownClubs = options.inTransaction === true ? new Map() : null;
   }
 
   search(query: PersonQuery, limit: number): Promise<Person[]> {
@@ -386,10 +406,11 @@ export class TypeOrmPersonRepository implements PersonRepository {
     }
   }
 
-  /** Ids of the named clubs, creating the missing ones. */
+  /** Ids of the named clubs (and maybe of others), creating the missing ones. */
   private async clubIds(names: string[]): Promise<Map<string, number>> {
-    const unique = [...new Set(names)];
-    if (unique.length === 0) return new Map();
+    const known = this.knownClubs ?? new Map<string, number>();
+    const unique = [...new Set(names)].filter((name) => !known.has(name));
+    if (unique.length === 0) return known;
     await this.manager.query(
       'INSERT INTO clubs (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING',
       [unique],
@@ -398,7 +419,8 @@ export class TypeOrmPersonRepository implements PersonRepository {
       'SELECT id, name FROM clubs WHERE name = ANY($1::text[])',
       [unique],
     );
-    return new Map(rows.map((row) => [row.name, row.id]));
+    for (const row of rows) known.set(row.name, row.id);
+    return known;
   }
 
   private async identities(condition: string, params: unknown[]): Promise<PersonIdentity[]> {
@@ -451,17 +473,12 @@ export class TypeOrmPersonRepository implements PersonRepository {
     clubIds: Map<string, number>,
   ): Promise<void> {
     if (memberships.length === 0) return;
-    // Transitions long past when written are no turn of the calendar: the job would only mark
-    // them (AnnounceMembershipTransitions), so they are marked here, and an import of a society's
-    // history leaves the job nothing to rewrite. "Long past" is before the day before today in
-    // UTC, which is before the day written in any time zone: the job's own cases at the boundary
-    // stay the job's.
     await this.manager.query(
-      `INSERT INTO memberships (person_id, club_id, kind, start_date, end_date, start_announced, end_announced)
-       SELECT m.*, m.start_date < t.long_past, coalesce(m.end_date < t.long_past, false)
+      `INSERT INTO memberships (${MEMBERSHIP_INSERT_COLUMNS})
+       SELECT m.person_id, m.club_id, m.kind, m.start_date, m.end_date, ${LONG_PAST_MARKS}
          FROM unnest($1::int[], $2::int[], $3::text[], $4::date[], $5::date[])
                 AS m(person_id, club_id, kind, start_date, end_date),
-              (SELECT (now() AT TIME ZONE 'UTC')::date - 1 AS long_past) AS t`,
+              (SELECT ${LONG_PAST} AS long_past) AS t`,
       [
         memberships.map((m) => m.personId),
         memberships.map((m) => clubIds.get(m.club)),
@@ -472,22 +489,47 @@ export class TypeOrmPersonRepository implements PersonRepository {
     );
   }
 
+  /**
+   * People with their contacts and memberships in one statement: the database works through a
+   * whole batch without waiting for node between tables (node is reading the next batch
+   * meanwhile, and would answer late). Ids are drawn in the statement; the k-th smallest goes to
+   * the k-th person, so that people keep the order they came in, and contacts and memberships,
+   * which name their person by position, are written in the order given (their ids follow it).
+   */
   private async insertChunk(people: NewPerson[], clubIds: Map<string, number>): Promise<number[]> {
-    // Ids are drawn first so that contacts and memberships can refer to them without relying on
-    // the order of RETURNING. Sorted, so that people keep the order they came in.
-    const idRows: { id: number }[] = await this.manager.query(
-      `SELECT nextval(pg_get_serial_sequence('people', 'id'))::int AS id FROM generate_series(1, $1::int)`,
-      [people.length],
-    );
-    const ids = idRows.map((row) => row.id).sort((a, b) => a - b);
-
-    await this.manager.query(
-      `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, member_number,
-                           first_name_folded, last_name_folded)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[])`,
+    const contacts = people.flatMap((p, i) => p.contacts.map((c) => ({ position: i + 1, ...c })));
+    const memberships = people.flatMap((p, i) => p.memberships.map((m) => ({ position: i + 1, ...m })));
+    const rows: { id: number }[] = await this.manager.query(
+      `WITH drawn AS (
+         SELECT array_agg(s.id ORDER BY s.id) AS ids, ${LONG_PAST} AS long_past
+           FROM (SELECT nextval(pg_get_serial_sequence('people', 'id'))::int AS id
+                   FROM generate_series(1, $1::int)) AS s
+       ), person AS (
+         INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, member_number,
+                             first_name_folded, last_name_folded)
+         SELECT d.ids[v.position], v.role, v.first_name, v.last_name, v.chat_id, v.planner_id,
+                v.member_number, v.first_name_folded, v.last_name_folded
+           FROM drawn d,
+                unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                       $8::text[], $9::text[]) WITH ORDINALITY
+                  AS v(role, first_name, last_name, chat_id, planner_id, member_number,
+                       first_name_folded, last_name_folded, position)
+       ), contact AS (
+         INSERT INTO contacts (person_id, kind, value, label, value_folded)
+         SELECT d.ids[c.position], c.kind, c.value, c.label, c.value_folded
+           FROM drawn d,
+                unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::text[])
+                  AS c(position, kind, value, label, value_folded)
+       ), membership AS (
+         INSERT INTO memberships (${MEMBERSHIP_INSERT_COLUMNS})
+         SELECT d.ids[m.position], m.club_id, m.kind, m.start_date, m.end_date, ${LONG_PAST_MARKS}
+           FROM drawn d,
+                unnest($15::int[], $16::int[], $17::text[], $18::date[], $19::date[])
+                  AS m(position, club_id, kind, start_date, end_date)
+       )
+       SELECT unnest(d.ids) AS id FROM drawn d`,
       [
-        ids,
+        people.length,
         people.map((p) => p.role),
         people.map((p) => p.firstName),
         people.map((p) => p.lastName),
@@ -496,13 +538,18 @@ export class TypeOrmPersonRepository implements PersonRepository {
         people.map((p) => p.memberNumber ?? null),
         people.map((p) => foldCase(p.firstName)),
         people.map((p) => foldCase(p.lastName)),
+        contacts.map((c) => c.position),
+        contacts.map((c) => c.kind),
+        contacts.map((c) => c.value),
+        contacts.map((c) => c.label),
+        contacts.map(foldedValue),
+        memberships.map((m) => m.position),
+        memberships.map((m) => clubIds.get(m.club)),
+        memberships.map((m) => m.kind),
+        memberships.map((m) => m.startDate),
+        memberships.map((m) => m.endDate),
       ],
     );
-    await this.insertContacts(people.flatMap((p, i) => p.contacts.map((c) => ({ personId: ids[i], ...c }))));
-    await this.insertMemberships(
-      people.flatMap((p, i) => p.memberships.map((m) => ({ personId: ids[i], ...m }))),
-      clubIds,
-    );
-    return ids;
+    return rows.map((row) => row.id);
   }
 }
