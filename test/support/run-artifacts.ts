@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
   cpSync,
   existsSync,
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { migrate, openDatabase } from '../../src/infrastructure/persistence/database';
+import { tightenDataDir } from '../../src/infrastructure/persistence/private-data-dir';
 import { migratedSnapshot } from './pglite-snapshot';
 
 import { RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';
@@ -106,6 +108,10 @@ export async function copyMigratedDataDir(directory: string): Promise<void> {
     await migrate(database).finally(() => database.close());
   });
   cpSync(shared, directory, { recursive: true });
+  // Private, as the service leaves a DATA_DIR: node 24's cpSync gives the copy the shared one's
+  // modes (PGlite writes files 0644), and the tool would then say that it tightened it.
+  chmodSync(directory, 0o700);
+  tightenDataDir(directory);
 }
 
 /** A new temporary DATA_DIR holding a migrated embedded database; the caller removes it. */
