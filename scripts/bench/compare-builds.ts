@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
@@ -15,6 +16,11 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  *
  *   DATABASE_URL=… BENCH_TOKEN=… node dist/scripts/bench/compare-builds.js \
  *     --scenarios chat_id,email --seconds 5 --rounds 2 name=/path/to/dist/src/main.js …
+ *
+ * Beside the server's CPU, each row gives PostgreSQL's: the CPU of the database's backends (from
+ * pg_stat_activity and /proc) over the round, per request — the two share the machine's cores, so
+ * a change that moves work into or out of the database shows in one or the other. Needs the
+ * database server on this machine, and nothing else using the bench database meanwhile.
  *
  * `changes_feed` writes 100,000 changes and follows them as the bench does (each round adds them
  * to the database): its row gives the server's CPU per page of 1000 and changes/s as req/s.
@@ -40,6 +46,35 @@ async function feedRound(server: ServerProcess, token: string, url: string): Pro
     statusCodes: { '200': feed.pages },
     serverCpuMsPerRequest: Math.round((cpu / feed.pages) * 100) / 100,
   };
+}
+
+/** CPU milliseconds so far of each backend serving `url`'s database, but the one asking. */
+async function backendCpu(url: string): Promise<Map<number, number>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        cpu.set(pid, cpuMilliseconds(pid));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return cpu;
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU spent between two readings by the backends of the second (new ones from zero). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
+  return sum;
 }
 
 /** The middle value; for an even count the mean of the two middle ones. */
@@ -70,7 +105,7 @@ async function main() {
   const { probes, ids } = await lookupValues(url);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
-  const figures = new Map<string, LoadFigures[]>();
+  const figures = new Map<string, (LoadFigures & { databaseCpuMsPerRequest: number })[]>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
@@ -82,11 +117,15 @@ async function main() {
         for (const scenario of scenarios) {
           const next = () => requestsOf(scenario, target, probes, 100 + round);
           const headers = { Authorization: `Bearer ${token}` };
+          // The feed's row includes the backend writing its changes.
+          let databaseBefore =
+            scenario === 'changes_feed' ? await backendCpu(url) : new Map<number, number>();
           const load =
             scenario === 'changes_feed'
               ? await feedRound(server, token, url)
               : await (async () => {
                   await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
+                  databaseBefore = await backendCpu(url);
                   return runLoad(server.url, next(), {
                     connections: 32,
                     seconds,
@@ -94,10 +133,13 @@ async function main() {
                     serverPid: server.pid,
                   });
                 })();
+          const databaseCpu = cpuBetween(databaseBefore, await backendCpu(url));
+          const databaseCpuMsPerRequest = load.requests > 0 ? databaseCpu / load.requests : 0;
           const key = `${scenario}\t${build.name}`;
-          figures.set(key, [...(figures.get(key) ?? []), load]);
+          figures.set(key, [...(figures.get(key) ?? []), { ...load, databaseCpuMsPerRequest }]);
           process.stderr.write(
-            `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req\n`,
+            `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req, ` +
+              `database cpu ${databaseCpuMsPerRequest.toFixed(3)} ms/req\n`,
           );
         }
       } finally {
@@ -106,12 +148,14 @@ async function main() {
     }
   }
   process.stdout.write(
-    '| scenario | build | cpu ms/req (median) | req/s (median) | p99 ms (median) |\n|---|---|---|---|---|\n',
+    '| scenario | build | cpu ms/req (median) | database cpu ms/req (median) | req/s (median) | p99 ms (median) |\n' +
+      '|---|---|---|---|---|---|\n',
   );
   for (const [key, loads] of figures) {
     const [scenario, name] = key.split('\t');
     process.stdout.write(
       `| ${scenario} | ${name} | ${median(loads.map((l) => l.serverCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
+        `${median(loads.map((l) => l.databaseCpuMsPerRequest)).toFixed(3)} | ` +
         `${Math.round(median(loads.map((l) => l.requestsPerSecond)))} | ${median(loads.map((l) => l.p99Ms))} |\n`,
     );
   }
