@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
@@ -45,36 +44,8 @@ async function feedRound(server: ServerProcess, token: string, url: string): Pro
     errors: 0,
     statusCodes: { '200': feed.pages },
     serverCpuMsPerRequest: Math.round((cpu / feed.pages) * 100) / 100,
+    databaseCpuMsPerRequest: null,
   };
-}
-
-/** CPU milliseconds so far of each backend serving `url`'s database, but the one asking. */
-async function backendCpu(url: string): Promise<Map<number, number>> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-    const cpu = new Map<number, number>();
-    for (const { pid } of rows) {
-      try {
-        cpu.set(pid, cpuMilliseconds(pid));
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-    return cpu;
-  } finally {
-    await client.end();
-  }
-}
-
-/** CPU spent between two readings by the backends of the second (new ones from zero). */
-function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
-  return sum;
 }
 
 /** The middle value; for an even count the mean of the two middle ones. */
@@ -105,7 +76,7 @@ async function main() {
   const { probes, ids } = await lookupValues(url);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
-  const figures = new Map<string, (LoadFigures & { databaseCpuMsPerRequest: number })[]>();
+  const figures = new Map<string, LoadFigures[]>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
@@ -117,29 +88,24 @@ async function main() {
         for (const scenario of scenarios) {
           const next = () => requestsOf(scenario, target, probes, 100 + round);
           const headers = { Authorization: `Bearer ${token}` };
-          // The feed's row includes the backend writing its changes.
-          let databaseBefore =
-            scenario === 'changes_feed' ? await backendCpu(url) : new Map<number, number>();
           const load =
             scenario === 'changes_feed'
               ? await feedRound(server, token, url)
               : await (async () => {
                   await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
-                  databaseBefore = await backendCpu(url);
                   return runLoad(server.url, next(), {
                     connections: 32,
                     seconds,
                     headers,
                     serverPid: server.pid,
+                    databaseUrl: url,
                   });
                 })();
-          const databaseCpu = cpuBetween(databaseBefore, await backendCpu(url));
-          const databaseCpuMsPerRequest = load.requests > 0 ? databaseCpu / load.requests : 0;
           const key = `${scenario}\t${build.name}`;
-          figures.set(key, [...(figures.get(key) ?? []), { ...load, databaseCpuMsPerRequest }]);
+          figures.set(key, [...(figures.get(key) ?? []), load]);
           process.stderr.write(
             `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req, ` +
-              `database cpu ${databaseCpuMsPerRequest.toFixed(3)} ms/req\n`,
+              `database cpu ${load.databaseCpuMsPerRequest ?? '-'} ms/req\n`,
           );
         }
       } finally {
@@ -155,7 +121,7 @@ async function main() {
     const [scenario, name] = key.split('\t');
     process.stdout.write(
       `| ${scenario} | ${name} | ${median(loads.map((l) => l.serverCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
-        `${median(loads.map((l) => l.databaseCpuMsPerRequest)).toFixed(3)} | ` +
+        `${median(loads.map((l) => l.databaseCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
         `${Math.round(median(loads.map((l) => l.requestsPerSecond)))} | ${median(loads.map((l) => l.p99Ms))} |\n`,
     );
   }
