@@ -16,6 +16,11 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  *   DATABASE_URL=… BENCH_TOKEN=… node dist/scripts/bench/compare-builds.js \
  *     --scenarios chat_id,email --seconds 5 --rounds 2 name=/path/to/dist/src/main.js …
  *
+ * Beside the server's CPU, each row gives PostgreSQL's: the CPU of the database's backends (from
+ * pg_stat_activity and /proc) over the round, per request — the two share the machine's cores, so
+ * a change that moves work into or out of the database shows in one or the other. Needs the
+ * database server on this machine, and nothing else using the bench database meanwhile.
+ *
  * `changes_feed` writes 100,000 changes and follows them as the bench does (each round adds them
  * to the database): its row gives the server's CPU per page of 1000 and changes/s as req/s.
  */
@@ -39,6 +44,7 @@ async function feedRound(server: ServerProcess, token: string, url: string): Pro
     errors: 0,
     statusCodes: { '200': feed.pages },
     serverCpuMsPerRequest: Math.round((cpu / feed.pages) * 100) / 100,
+    databaseCpuMsPerRequest: null,
   };
 }
 
@@ -92,12 +98,14 @@ async function main() {
                     seconds,
                     headers,
                     serverPid: server.pid,
+                    databaseUrl: url,
                   });
                 })();
           const key = `${scenario}\t${build.name}`;
           figures.set(key, [...(figures.get(key) ?? []), load]);
           process.stderr.write(
-            `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req\n`,
+            `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req, ` +
+              `database cpu ${load.databaseCpuMsPerRequest ?? '-'} ms/req\n`,
           );
         }
       } finally {
@@ -106,12 +114,14 @@ async function main() {
     }
   }
   process.stdout.write(
-    '| scenario | build | cpu ms/req (median) | req/s (median) | p99 ms (median) |\n|---|---|---|---|---|\n',
+    '| scenario | build | cpu ms/req (median) | database cpu ms/req (median) | req/s (median) | p99 ms (median) |\n' +
+      '|---|---|---|---|---|---|\n',
   );
   for (const [key, loads] of figures) {
     const [scenario, name] = key.split('\t');
     process.stdout.write(
       `| ${scenario} | ${name} | ${median(loads.map((l) => l.serverCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
+        `${median(loads.map((l) => l.databaseCpuMsPerRequest ?? 0)).toFixed(3)} | ` +
         `${Math.round(median(loads.map((l) => l.requestsPerSecond)))} | ${median(loads.map((l) => l.p99Ms))} |\n`,
     );
   }

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { cpuMilliseconds } from './processes';
+import { backendCpu, cpuBetween, cpuMilliseconds } from './processes';
 
 export interface RequestSpec {
   method: string;
@@ -19,6 +19,11 @@ export interface LoadFigures {
   statusCodes: Record<string, number>;
   /** CPU the server process spent per answered request (user + system), when its pid was given. */
   serverCpuMsPerRequest: number | null;
+  /**
+   * CPU PostgreSQL's backends on the server's database spent per answered request, when the
+   * database was given: the other half of a request's cost on a machine whose cores both share.
+   */
+  databaseCpuMsPerRequest: number | null;
 }
 
 /**
@@ -28,8 +33,16 @@ export interface LoadFigures {
 export async function runLoad(
   url: string,
   next: () => RequestSpec,
-  options: { connections: number; seconds: number; headers: Record<string, string>; serverPid?: number },
+  options: {
+    connections: number;
+    seconds: number;
+    headers: Record<string, string>;
+    serverPid?: number;
+    /** The database the server uses, on this machine (not PGlite's, in the server's process). */
+    databaseUrl?: string;
+  },
 ): Promise<LoadFigures> {
+  const databaseBefore = options.databaseUrl ? await backendCpu(options.databaseUrl) : null;
   const cpuBefore = options.serverPid ? cpuMilliseconds(options.serverPid) : 0;
   const result = await autocannon({
     url,
@@ -53,6 +66,14 @@ export async function runLoad(
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count;
   const cpu = options.serverPid ? cpuMilliseconds(options.serverPid) - cpuBefore : null;
+  const databaseCpu =
+    options.databaseUrl && databaseBefore
+      ? cpuBetween(databaseBefore, await backendCpu(options.databaseUrl))
+      : null;
+  const perRequest = (ms: number | null) =>
+    ms === null || result.requests.total === 0
+      ? null
+      : Math.round((ms / result.requests.total) * 1000) / 1000;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -61,10 +82,8 @@ export async function runLoad(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,
-    serverCpuMsPerRequest:
-      cpu === null || result.requests.total === 0
-        ? null
-        : Math.round((cpu / result.requests.total) * 1000) / 1000,
+    serverCpuMsPerRequest: perRequest(cpu),
+    databaseCpuMsPerRequest: perRequest(databaseCpu),
   };
 }
 
@@ -95,6 +114,9 @@ export function combineLoads(rounds: LoadFigures[]): LoadFigures {
     statusCodes,
     serverCpuMsPerRequest: rounds.every((f) => f.serverCpuMsPerRequest !== null)
       ? mean((f) => (f.serverCpuMsPerRequest ?? 0) * 100) / 100
+      : null,
+    databaseCpuMsPerRequest: rounds.every((f) => f.databaseCpuMsPerRequest !== null)
+      ? mean((f) => (f.databaseCpuMsPerRequest ?? 0) * 100) / 100
       : null,
   };
 }

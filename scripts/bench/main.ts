@@ -253,6 +253,7 @@ async function postgresRun(
       token,
       streamToken: () => issueToken(service.url, accounts.reader),
       ids: await walkIds(service.url, token),
+      databaseUrl: database.url,
       stormAuthorizations,
       writeChanges: (count) => database.writeChanges(count),
     };
@@ -263,6 +264,7 @@ async function postgresRun(
       // The baseline counts nothing per key: the reader's key serves for the streams too.
       streamToken: async () => token,
       ids: await walkIds(baselineServer.url, token),
+      databaseUrl: database.url,
       stormAuthorizations,
     };
     log(`visible people: service ${serviceTarget.ids.length}, baseline ${baselineTarget.ids.length}`);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Client } from 'pg';
 
 /** A port nobody listens on right now. */
 /**
@@ -42,6 +43,38 @@ export function cpuMilliseconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100;
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
+/**
+ * CPU milliseconds so far of each PostgreSQL backend serving `url`'s database (but the one
+ * asking), from pg_stat_activity and /proc: the database server must run on this machine.
+ */
+export async function backendCpu(url: string): Promise<Map<number, number>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        cpu.set(pid, cpuMilliseconds(pid));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return cpu;
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU spent between two readings by the backends of the second (new ones from zero). */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
+  return sum;
 }
 
 /** Runs a node script to completion; rejects with its standard error when it fails. */

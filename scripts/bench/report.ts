@@ -42,7 +42,12 @@ export const TARGETS = {
 
 function load(figures: LoadFigures): string {
   const cpu =
-    figures.serverCpuMsPerRequest === null ? '' : `, cpu ${figures.serverCpuMsPerRequest.toFixed(2)} ms/req`;
+    (figures.serverCpuMsPerRequest === null
+      ? ''
+      : `, cpu ${figures.serverCpuMsPerRequest.toFixed(2)} ms/req`) +
+    (figures.databaseCpuMsPerRequest === null
+      ? ''
+      : `, db ${figures.databaseCpuMsPerRequest.toFixed(2)} ms/req`);
   return `${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms${cpu}`;
 }
 

@@ -18,6 +18,8 @@ export interface Target {
   streamToken: () => Promise<string>;
   /** Ids of the visible people, ascending (from walking the pages). */
   ids: number[];
+  /** The PostgreSQL database the server reads, whose backends' CPU is measured with its own. */
+  databaseUrl?: string;
   /** `Basic ...` headers of accounts that may issue keys, for the POST /keys storm. */
   stormAuthorizations: string[];
   /** Writes changes for the change feed scenario; absent where the scenario cannot run. */
@@ -185,6 +187,7 @@ export function throughput(
     connections: settings.connections,
     headers: bearer(target),
     serverPid: target.server.pid,
+    databaseUrl: target.databaseUrl,
     seconds,
   });
 }
