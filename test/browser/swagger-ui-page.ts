@@ -122,6 +122,10 @@ export class SwaggerUiPage {
       headers: (await headers.count()) > 0 ? ((await headers.locator('pre').textContent()) ?? '') : '',
       url: (await block.locator('.request-url pre').textContent())?.trim() ?? '',
     };
+    // Closed again once read, as a person moves on: every operation left open with its answer
+    // (some of them long, highlighted documents) makes each later step of the page slower.
+    await block.locator('.opblock-summary-control').click();
+    await block.locator('.opblock-body').waitFor({ state: 'detached' });
     return answer;
   }
 }

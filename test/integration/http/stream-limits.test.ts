@@ -89,9 +89,10 @@ async function addCrowd(t: TestApp): Promise<number[]> {
  */
 describe.each(testDatabases)('limits on unpaged searches on $name', (target) => {
   const open: Socket[] = [];
-  afterEach(() => {
+  const closeOpen = () => {
     for (const socket of open.splice(0)) socket.destroy();
-  });
+  };
+  afterEach(closeOpen);
 
   // One crowd for both apps of the file: the first app's database, which it closes last.
   let crowded: TestApp;
@@ -120,8 +121,11 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       await new Promise((resolve) => server.close(resolve));
     });
     afterEach(async () => {
-      // The sockets are gone; their streams end and give their places back.
+      // Here, not only in the outer afterEach, which Jest runs after this one: once the sockets are
+      // gone, their streams end and give their places back (before, this waited out its 5 s).
+      closeOpen();
       await until(() => limits.active === 0);
+      expect(limits.active).toBe(0);
     });
 
     async function stalledStreams(token: string, count: number): Promise<RawAnswer[]> {
