@@ -29,7 +29,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Writes `items` (each as `jsonOf` gives its JSON text) as one JSON array without holding them
  * all in memory: it waits for the socket to drain when the client reads slowly, and stops reading
  * (ending the store's iteration) when the client goes away. An answer shorter than one chunk (a
- * lookup's) goes out in one write with its length. Nothing is sent before the first chunk is ready, so that a store failing
+ * short list's) goes out in one write with its length. Nothing is sent before the first chunk is ready, so that a store failing
  * early still gets a proper error answer. A failure after that cannot be told in a half-written
  * array: the connection is cut instead, and the client sees an incomplete body. So is a client
  * that stops reading for `stallTimeoutMs`. Between chunks the stream gives the event loop a turn:
@@ -71,7 +71,7 @@ export async function streamJsonArray<T>(
       return;
     }
     const rest = `${chunk}]`;
-    // A short answer (a lookup's one person) goes out whole, with its length, in one write:
+    // A short answer (a list of a few people) goes out whole, with its length, in one write:
     // chunked encoding would cost it extra writes for nothing.
     if (!streaming) res.setHeader('Content-Length', Buffer.byteLength(rest));
     res.end(rest);

@@ -56,26 +56,27 @@ export function peopleRouter(container: Container): express.Router {
     // cursor (and maybe in the list too), never in neither.
     res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
     const output = await searchPeople.execute({ filter, limit, after });
-    if (output.paged) {
-      if (output.nextAfter !== null && limit !== undefined) {
+    if (output.kind !== 'stream') {
+      if (output.kind === 'page' && output.nextAfter !== null && limit !== undefined) {
         res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
       }
-      // Rendered by the store: the page is joined, not parsed and serialised again, and goes
-      // out in one write with its length (res.send would parse the Content-Type again). Encoded
-      // once, as a Buffer: a string would be measured, then copied behind the headers and
-      // encoded again (a sixth of a page of 100's CPU, docs/performance.md). For a HEAD, node
-      // sends the headers alone.
-      const page = Buffer.from(`[${output.people.map((person) => person.json).join(',')}]`);
+      // Rendered by the store: a page (or an unpaged lookup's few people) is joined, not parsed
+      // and serialised again, and goes out in one write with its length (res.send would parse
+      // the Content-Type again). Encoded once, as a Buffer: a string would be measured, then
+      // copied behind the headers and encoded again (a sixth of a page of 100's CPU,
+      // docs/performance.md). For a HEAD, node sends the headers alone.
+      const body = Buffer.from(`[${output.people.map((person) => person.json).join(',')}]`);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', page.length);
-      res.end(page);
+      res.setHeader('Content-Length', body.length);
+      res.end(body);
       return;
     }
     if (req.method === 'HEAD') {
       res.status(200).type('application/json; charset=utf-8').end();
       return;
     }
-    // Unpaged and not a lookup: a stream, of which a key and the instance run only a few.
+    // A stream, of which a key and the instance run only a few; a lookup's never counts (one
+    // goes on as a stream only when it matched more people than a lookup reads at once).
     const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
     try {
       await streamJsonArray(res, output.people, (person) => person.json, streams.stallTimeoutMs);

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
-import type { PersonFilter } from '../../domain/person-filter';
+import { isLookup, type PersonFilter } from '../../domain/person-filter';
 import type { Clock } from '../ports/clock';
-import type { PersonRepository } from '../ports/person-repository';
+import type { PersonQuery, PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
 import type { RenderedPerson } from './person-view';
 
@@ -11,7 +11,7 @@ import type { RenderedPerson } from './person-view';
  */
 export interface SearchPeopleInput {
   filter: PersonFilter;
-  /** Page size; without it every match is streamed. */
+  /** Page size; without it every match is answered (a lookup's at once, others streamed). */
   limit?: number;
   /** Only people with an id greater than this (keyset paging). */
   after?: number;
@@ -19,9 +19,19 @@ export interface SearchPeopleInput {
 
 /** People as the API shows them, already rendered as JSON text (the read model). */
 export type SearchPeopleOutput = { today: string } & (
-  | { paged: true; people: RenderedPerson[]; nextAfter: number | null }
-  | { paged: false; people: AsyncIterable<RenderedPerson> }
+  | { kind: 'page'; people: RenderedPerson[]; nextAfter: number | null }
+  /** Every match, read in one statement: an unpaged lookup's person or handful. */
+  | { kind: 'whole'; people: RenderedPerson[] }
+  /** Every match, read batch by batch as they are sent. */
+  | { kind: 'stream'; people: AsyncIterable<RenderedPerson> }
 );
+
+/**
+ * What an unpaged lookup reads in its one statement. A lookup finds a person (chat_id is unique)
+ * or a handful (people who share an address): one that finds this many or more goes on as a
+ * stream after them, so that any number of matches is still answered in full.
+ */
+export const WHOLE_LOOKUP_SIZE = 1000;
 
 @injectable()
 export class SearchPeople {
@@ -34,12 +44,30 @@ export class SearchPeople {
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
     const query = { filter, today, after };
-    if (limit === undefined) return { today, paged: false, people: this.people.streamRendered(query) };
+    if (limit === undefined) {
+      // The chat bot asks lookups unpaged, many a second: answered like a page, one statement,
+      // not through a stream's batches.
+      if (isLookup(filter)) return this.lookup(query);
+      return { today, kind: 'stream', people: this.people.streamRendered(query) };
+    }
 
     // One more than asked tells whether another page exists without a count query.
     const found = await this.people.searchRendered(query, limit + 1);
     const people = found.slice(0, limit);
     const nextAfter = found.length > limit ? people[people.length - 1].id : null;
-    return { today, paged: true, people, nextAfter };
+    return { today, kind: 'page', people, nextAfter };
   }
+
+  private async lookup(query: PersonQuery): Promise<SearchPeopleOutput> {
+    const { today } = query;
+    const found = await this.people.searchRendered(query, WHOLE_LOOKUP_SIZE);
+    if (found.length < WHOLE_LOOKUP_SIZE) return { today, kind: 'whole', people: found };
+    const rest = this.people.streamRendered({ ...query, after: found[found.length - 1].id });
+    return { today, kind: 'stream', people: concat(found, rest) };
+  }
+}
+
+async function* concat<T>(first: T[], rest: AsyncIterable<T>): AsyncIterable<T> {
+  yield* first;
+  yield* rest;
 }

@@ -400,6 +400,41 @@ describe.each(testDatabases)('searching people on $name', (target) => {
       expect(res.body[2149].memberships[0].current).toBe(true);
     });
 
+    it('answers a lookup whole, with its length, and a HEAD of it with the same headers', async () => {
+      const marker = uniqueName('L');
+      const [id] = await t.addPeople([newPerson({ lastName: `Looked${marker}`, chatId: `chat-${marker}` })]);
+      const url = `/people?chat_id=chat-${marker}`;
+      const auth = `Bearer ${token}`;
+      const get = await request(t.app).get(url).set('Authorization', auth);
+      expect(get.status).toBe(200);
+      expect(get.body.map((p: { id: number }) => p.id)).toEqual([id]);
+      expect(get.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+      const head = await request(t.app).head(url).set('Authorization', auth);
+      expect(head.status).toBe(200);
+      expect(head.text ?? '').toBe('');
+      expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    });
+
+    it('answers every match of a lookup that finds more people than a lookup reads at once', async () => {
+      const marker = uniqueName('F');
+      const email = `family.${marker}@example.org`;
+      const ids = await t.addPeople(
+        Array.from({ length: 1010 }, (_, i) =>
+          newPerson({
+            lastName: `Family${marker}`,
+            firstName: `N${i}`,
+            contacts: [{ kind: 'email', value: i % 2 === 0 ? email : email.toUpperCase(), label: null }],
+          }),
+        ),
+      );
+      const res = await request(t.app)
+        .get(`/people?email=${encodeURIComponent(email)}`)
+        .set('Authorization', `Bearer ${token}`);
+      expect(res.status).toBe(200);
+      expect(res.body.map((p: { id: number }) => p.id)).toEqual(ids);
+    });
+
     it('streams an empty result as []', async () => {
       const res = await request(t.app)
         .get(`/people?last_name=${uniqueName('none')}`)

@@ -1,4 +1,4 @@
-import { SearchPeople } from '../../../../src/application/people/search-people';
+import { SearchPeople, WHOLE_LOOKUP_SIZE } from '../../../../src/application/people/search-people';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
 import { addPerson, collect } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
@@ -19,10 +19,41 @@ describe('SearchPeople', () => {
 
     const result = await search.execute({ filter: { lastName: 'smith' } });
 
-    expect(result.paged).toBe(false);
+    expect(result.kind).toBe('stream');
     expect(result.today).toBe('2025-03-15');
-    const people = result.paged ? result.people : await collect(result.people);
+    const people = result.kind === 'stream' ? await collect(result.people) : result.people;
     expect(people.map((p) => p.id)).toEqual([ann.id, bob.id]);
+  });
+
+  it('without a limit answers a lookup whole, read at once, admins left out', async () => {
+    const { directory, search } = setup();
+    const email = 'shared@example.org';
+    const contacts = [{ kind: 'email' as const, value: email, label: null }];
+    const ann = await addPerson(directory, { contacts });
+    await addPerson(directory, { contacts, role: 'admin' });
+    const bob = await addPerson(directory, { contacts: [{ ...contacts[0], value: 'SHARED@example.org' }] });
+    const carl = await addPerson(directory, { chatId: 'carl' });
+
+    const byEmail = await search.execute({ filter: { email } });
+    expect(byEmail.kind).toBe('whole');
+    expect(byEmail.kind === 'whole' && byEmail.people.map((p) => p.id)).toEqual([ann.id, bob.id]);
+    const byChat = await search.execute({ filter: { chatId: 'carl' } });
+    expect(byChat.kind === 'whole' && byChat.people.map((p) => p.id)).toEqual([carl.id]);
+    const nobody = await search.execute({ filter: { chatId: 'nobody' } });
+    expect(nobody).toEqual({ today: '2025-03-15', kind: 'whole', people: [] });
+  });
+
+  it('streams the rest of a lookup that matches more people than it reads at once', async () => {
+    const { directory, search } = setup();
+    const contacts = [{ kind: 'email' as const, value: 'family@example.org', label: null }];
+    const ids: number[] = [];
+    for (let i = 0; i < WHOLE_LOOKUP_SIZE + 2; i++) ids.push((await addPerson(directory, { contacts })).id);
+
+    const result = await search.execute({ filter: { email: 'family@example.org' } });
+
+    expect(result.kind).toBe('stream');
+    const people = result.kind === 'stream' ? await collect(result.people) : result.people;
+    expect(people.map((p) => p.id)).toEqual(ids);
   });
 
   it('with a limit returns one page and the id to continue after when more remain', async () => {
@@ -31,12 +62,12 @@ describe('SearchPeople', () => {
     for (let i = 0; i < 5; i++) people.push(await addPerson(directory));
 
     const first = await search.execute({ filter: {}, limit: 2 });
-    if (!first.paged) throw new Error('expected a page');
+    if (first.kind !== 'page') throw new Error('expected a page');
     expect(first.people.map((p) => p.id)).toEqual([people[0].id, people[1].id]);
     expect(first.nextAfter).toBe(people[1].id);
 
     const last = await search.execute({ filter: {}, limit: 2, after: people[3].id });
-    if (!last.paged) throw new Error('expected a page');
+    if (last.kind !== 'page') throw new Error('expected a page');
     expect(last.people.map((p) => p.id)).toEqual([people[4].id]);
     expect(last.nextAfter).toBeNull();
   });
@@ -46,7 +77,7 @@ describe('SearchPeople', () => {
     await addPerson(directory);
     await addPerson(directory);
     const page = await search.execute({ filter: {}, limit: 2 });
-    expect(page.paged && page.nextAfter).toBeNull();
+    expect(page.kind === 'page' && page.nextAfter).toBeNull();
   });
 
   it('pages past an admin without counting it', async () => {
@@ -55,8 +86,8 @@ describe('SearchPeople', () => {
     await addPerson(directory, { role: 'admin' });
     const bob = await addPerson(directory);
     const page = await search.execute({ filter: {}, limit: 1, after: ann.id });
-    expect(page.paged && page.people.map((p) => p.id)).toEqual([bob.id]);
-    expect(page.paged && page.nextAfter).toBeNull();
+    expect(page.kind === 'page' && page.people.map((p) => p.id)).toEqual([bob.id]);
+    expect(page.kind === 'page' && page.nextAfter).toBeNull();
   });
 
   it('decides "active" by the clock\'s today', async () => {
@@ -68,17 +99,17 @@ describe('SearchPeople', () => {
       memberships: [{ club: 'Astro', kind: null, startDate: '2024-01-01', endDate: '2025-03-14' }],
     });
     const page = await search.execute({ filter: { active: 'yes' }, limit: 10 });
-    expect(page.paged && page.people.map((p) => p.id)).toEqual([current.id]);
+    expect(page.kind === 'page' && page.people.map((p) => p.id)).toEqual([current.id]);
   });
 
   it('accepts the edges of the limit range', async () => {
     const { directory, search } = setup();
     await addPerson(directory);
     await expect(search.execute({ filter: {}, limit: 1 })).resolves.toMatchObject({
-      paged: true,
+      kind: 'page',
     });
     await expect(search.execute({ filter: {}, limit: 1000 })).resolves.toMatchObject({
-      paged: true,
+      kind: 'page',
     });
   });
 });
