@@ -10,7 +10,7 @@ import type { ChangedField, ChangeType } from '../../application/ports/change-lo
 import type { Person } from '../../domain/person';
 import { changeJsonSql } from './change-json-sql';
 import { translateDatabaseError, withDatabaseErrors } from './database-errors';
-import { personJsonSql } from './person-json-sql';
+import { personJsonSql, renderedClubsSql } from './person-json-sql';
 import { PoolQueries } from './pool-queries';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 
@@ -55,7 +55,7 @@ const POSITION_STATEMENT = `SELECT (${POSITION}) AS position`;
  * seq moves the cursor) but has no text. $1: after, $2: limit, $3: today.
  */
 const RENDERED_PAGE = `
-  WITH feed AS MATERIALIZED (
+  WITH ${renderedClubsSql()}, feed AS MATERIALIZED (
     SELECT directory_id, changes_pruned_through AS pruned_through,
            greatest(changes_pruned_through, (SELECT max(seq) FROM changes)) AS latest
       FROM directory_meta
@@ -64,7 +64,7 @@ const RENDERED_PAGE = `
     FROM feed LEFT JOIN LATERAL (
       SELECT c.seq,
              (SELECT CASE WHEN p.role = 'admin' THEN NULL ELSE ${changeJsonSql(
-               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL THEN 'null' ELSE ${personJsonSql('$3')} END`,
+               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
              )} END
                 FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json
         FROM (SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c
