@@ -1,5 +1,5 @@
 import type { ChangeView } from '../application/changes/change-view';
-import type { ListChangesOutput } from '../application/changes/list-changes';
+import type { ChangePageEnd } from '../application/changes/list-changes';
 
 /**
  * A Change as the API shows it: the view defined with its field list in the application layer,
@@ -14,16 +14,16 @@ export interface ChangePageJson {
   has_more: boolean;
 }
 
-const CHANGES_OPENING = '{"changes":[';
+/** Where the answer's JSON text starts: its changes come next, as the store hands them on. */
+export const CHANGE_PAGE_OPENING = '{"changes":[';
 
 /**
- * The answer's JSON text: the changes come rendered already, so they are joined into the text of
- * the page written with no change, not parsed and serialised again.
+ * What follows the changes in the answer's JSON text: the page written with no change, from its
+ * changes' closing bracket on. The changes come rendered already and are joined in between, not
+ * parsed and serialised again.
  */
-export function mapChangePage(output: ListChangesOutput): string {
-  const page: ChangePageJson = { changes: [], cursor: output.cursor, has_more: output.hasMore };
+export function changePageClosing(end: ChangePageEnd): string {
+  const page: ChangePageJson = { changes: [], cursor: end.cursor, has_more: end.hasMore };
   // '{"changes":[]' comes first: the literal above lists changes first.
-  const empty = JSON.stringify(page);
-  const at = CHANGES_OPENING.length;
-  return `${empty.slice(0, at)}${output.changes.join(',')}${empty.slice(at)}`;
+  return JSON.stringify(page).slice(CHANGE_PAGE_OPENING.length);
 }

@@ -1,12 +1,15 @@
 import express, { type Request, type Response } from 'express';
 import type { Container } from 'inversify';
 import { ListChanges } from '../application/changes/list-changes';
+import { APP } from '../container';
 import { InvalidInput } from '../domain/errors';
 import { bearerAuth } from './authentication';
-import { mapChangePage } from './change.mapper';
+import { CHANGE_PAGE_OPENING, changePageClosing } from './change.mapper';
+import { streamJsonArray } from './json-array-stream';
 import { messagesFor } from './error-messages';
 import { methodNotAllowed } from './method-not-allowed';
 import { singleValues } from './search-request';
+import type { StreamLimits } from './stream-limits';
 import { quoteName } from './validation';
 
 const PARAMETERS = ['after', 'limit'];
@@ -17,10 +20,14 @@ function limitOf(raw: string | undefined): number | undefined {
   return /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
 }
 
+const joinTexts = (texts: string[]) => texts.join(',');
+
 /** GET /changes (SPEC §7). */
 export function changesRouter(container: Container): express.Router {
   const router = express.Router();
   const bearer = bearerAuth(container);
+  const listChanges = container.get(ListChanges);
+  const streams = container.get<StreamLimits>(APP.StreamLimits);
 
   router.get('/changes', bearer('read'), async (req: Request, res: Response) => {
     const query = singleValues(req);
@@ -33,11 +40,13 @@ export function changesRouter(container: Container): express.Router {
         ),
       );
     }
-    const output = await container
-      .get(ListChanges)
-      .execute({ after: query.after, limit: limitOf(query.limit) });
-    // Rendered by the store: one text, sent in one write with its length.
-    res.type('application/json; charset=utf-8').send(mapChangePage(output));
+    const output = await listChanges.execute({ after: query.after, limit: limitOf(query.limit) });
+    // Rendered by the store and sent on as it reads them, while it renders the rest; a short page
+    // goes out in one write with its length.
+    await streamJsonArray(res, output.changes, joinTexts, streams.stallTimeoutMs, {
+      opening: CHANGE_PAGE_OPENING,
+      closing: () => changePageClosing(output.end()),
+    });
   });
   router.all('/changes', methodNotAllowed('GET'));
   return router;

@@ -19,6 +19,17 @@ function drainedOrClosed(res: Response, stallTimeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * The text around the array: the array itself, or an object that opens with it and whose other
+ * fields (known once the items are read) follow it.
+ */
+export interface JsonAround {
+  opening: string;
+  closing(): string;
+}
+
+const BARE_ARRAY: JsonAround = { opening: '[', closing: () => ']' };
+
 /** Items are written in chunks of about this many characters: fewer, larger writes than one per item. */
 const CHUNK_CHARACTERS = 16 * 1024;
 
@@ -26,13 +37,14 @@ const CHUNK_CHARACTERS = 16 * 1024;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Writes `items` (each as `jsonOf` gives its JSON text) as one JSON array without holding them
- * all in memory: it waits for the socket to drain when the client reads slowly, and stops reading
- * (ending the store's iteration) when the client goes away. An answer shorter than one chunk (a
- * short list's) goes out in one write with its length. Nothing is sent before the first chunk is ready, so that a store failing
- * early still gets a proper error answer. A failure after that cannot be told in a half-written
- * array: the connection is cut instead, and the client sees an incomplete body. So is a client
- * that stops reading for `stallTimeoutMs`. Between chunks the stream gives the event loop a turn:
+ * Writes `items` (each as `jsonOf` gives its JSON text) as one JSON array (or an object that
+ * opens with it, `around`) without holding them all in memory: it waits for the socket to drain
+ * when the client reads slowly, and stops reading (ending the store's iteration) when the client
+ * goes away. An answer shorter than one chunk (a short list's) goes out in one write with its
+ * length. Nothing is sent before the first chunk is ready, so that a store failing early still
+ * gets a proper error answer. A failure after that cannot be told in a half-written array: the
+ * connection is cut instead, and the client sees an incomplete body. So is a client that stops
+ * reading for `stallTimeoutMs`. Between chunks the stream gives the event loop a turn:
  * serialising a whole batch at once would keep other requests waiting for tens of milliseconds.
  */
 export async function streamJsonArray<T>(
@@ -40,6 +52,7 @@ export async function streamJsonArray<T>(
   items: AsyncIterable<T>,
   jsonOf: (item: T) => string,
   stallTimeoutMs: number,
+  around: JsonAround = BARE_ARRAY,
 ): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let next = await iterator.next();
@@ -51,7 +64,7 @@ export async function streamJsonArray<T>(
   res.on('close', onClose);
   res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
   try {
-    let chunk = '[';
+    let chunk = around.opening;
     let first = true;
     let streaming = false;
     while (!next.done && !gone) {
@@ -70,9 +83,9 @@ export async function streamJsonArray<T>(
       await iterator.return?.();
       return;
     }
-    const rest = `${chunk}]`;
-    // A short answer (a list of a few people) goes out whole, with its length, in one write:
-    // chunked encoding would cost it extra writes for nothing.
+    const rest = `${chunk}${around.closing()}`;
+    // A short answer (a short list, a small page of changes) goes out whole, with its length, in
+    // one write: chunked encoding would cost it extra writes for nothing.
     if (!streaming) res.setHeader('Content-Length', Buffer.byteLength(rest));
     res.end(rest);
   } catch (error) {

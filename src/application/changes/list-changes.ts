@@ -16,11 +16,17 @@ export interface ListChangesInput {
 
 export interface ListChangesOutput {
   /**
-   * Each the JSON text of its ChangeView (see change-view.ts): its person as they are now, null
-   * once they are gone (erased); admins' changes left out.
+   * The changes to show, in seq order, each the JSON text of its ChangeView (see change-view.ts):
+   * its person as they are now, null once they are gone (erased); admins' changes left out. In
+   * batches as the store reads them, so that they can be sent while it reads on; to be read once.
    */
-  changes: string[];
-  /** Where to go on from: the last change read, or the same cursor when there was nothing new. */
+  changes: AsyncIterable<string[]>;
+  /** Where to go on from and whether more wait: known once `changes` has been read to its end. */
+  end(): ChangePageEnd;
+}
+
+export interface ChangePageEnd {
+  /** The last change read, or the same cursor when there was nothing new. */
   cursor: string;
   hasMore: boolean;
 }
@@ -57,15 +63,33 @@ export class ListChanges {
         );
       }
     }
-    const read = changes.slice(0, limit);
-    // The cursor moves past admins' changes too: they are read, only never shown.
-    const seq = read.length > 0 ? read[read.length - 1].seq : (cursor?.seq ?? position.prunedThrough);
-    const shown: string[] = [];
-    for (const change of read) if (change.json !== null) shown.push(change.json);
+    const page = { read: 0, seq: cursor?.seq ?? position.prunedThrough, hasMore: false, finished: false };
+    async function* shown(): AsyncGenerator<string[]> {
+      for await (const batch of changes) {
+        const texts: string[] = [];
+        for (const change of batch) {
+          if (page.read === limit) {
+            page.hasMore = true;
+            continue;
+          }
+          // The cursor moves past admins' changes too: they are read, only never shown.
+          page.read += 1;
+          page.seq = change.seq;
+          if (change.json !== null) texts.push(change.json);
+        }
+        if (texts.length > 0) yield texts;
+      }
+      page.finished = true;
+    }
     return {
-      changes: shown,
-      cursor: encodeCursor({ directoryId: position.directoryId, seq }),
-      hasMore: changes.length > limit,
+      changes: shown(),
+      end: () => {
+        if (!page.finished) throw new Error('the page has not been read to its end');
+        return {
+          cursor: encodeCursor({ directoryId: position.directoryId, seq: page.seq }),
+          hasMore: page.hasMore,
+        };
+      },
     };
   }
 }

@@ -22,6 +22,16 @@ export interface FeedPosition {
   latest: number;
 }
 
+/** A page of rendered changes, read in one snapshot with its position. */
+export interface RenderedPage {
+  position: FeedPosition;
+  /**
+   * In seq order, in batches as the store reads them, so that they can be sent on while it reads
+   * the rest; to be read once. A reader may stop early.
+   */
+  changes: AsyncIterable<RenderedChange[]>;
+}
+
 /** The read side of the change log (SPEC §7). */
 export interface ChangeFeed {
   /** Where the feed stands now: a cursor taken before a read of people misses nothing after it. */
@@ -35,12 +45,9 @@ export interface ChangeFeed {
    * The same page as `page` with each change rendered as the JSON text of its view on `today`
    * (the read model, see change-view.ts), as `renderChange` renders it byte for byte: what
    * GET /changes sends, without building, mapping and serialising each person in between.
+   * Answers once the position is known, and hands the changes on as the store reads them.
    */
-  renderedPage(
-    after: number,
-    limit: number,
-    today: string,
-  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }>;
+  renderedPage(after: number, limit: number, today: string): Promise<RenderedPage>;
   /**
    * Removes the changes recorded before `before` (and any older seq) and moves the pruned-through
    * mark up to the highest seq removed. Returns how many were removed.

@@ -1,6 +1,15 @@
-import { type RenderedChange, renderChange } from '../../application/changes/change-view';
-import type { ChangeFeed, ChangeWithPerson, FeedPosition } from '../../application/ports/change-feed';
+import { renderChange } from '../../application/changes/change-view';
+import type {
+  ChangeFeed,
+  ChangeWithPerson,
+  FeedPosition,
+  RenderedPage,
+} from '../../application/ports/change-feed';
 import { copy, type InMemoryStore, toPerson } from './in-memory-store';
+
+async function* oneBatch<T>(rows: T[]): AsyncGenerator<T[]> {
+  yield rows;
+}
 
 export class InMemoryChangeFeed implements ChangeFeed {
   constructor(private readonly store: InMemoryStore) {}
@@ -27,13 +36,9 @@ export class InMemoryChangeFeed implements ChangeFeed {
     };
   }
 
-  async renderedPage(
-    after: number,
-    limit: number,
-    today: string,
-  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }> {
+  async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
     const { position, changes } = await this.page(after, limit);
-    return { position, changes: changes.map((change) => renderChange(change, today)) };
+    return { position, changes: oneBatch(changes.map((change) => renderChange(change, today))) };
   }
 
   async prune(before: Date): Promise<number> {

@@ -48,8 +48,23 @@ function array(element: string, from: string, orderBy: string): string {
   return `coalesce((SELECT '[' || string_agg(${element}, ',' ORDER BY ${orderBy}) || ']' ${from}), '[]')`;
 }
 
-/** The person `p` as the JSON text of its view; `today` is the parameter holding the date. */
-export function personJsonSql(today: string): string {
+/** The clubs with the JSON text of their view, as `renderedClubs` names them in a statement. */
+export const RENDERED_CLUBS = 'rendered_clubs';
+
+/**
+ * A CTE of each club's JSON text, for a statement that renders many people: each club is
+ * rendered once rather than once per membership (about 8% of the feed page's statement).
+ */
+export function renderedClubsSql(): string {
+  const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
+  return `${RENDERED_CLUBS} AS MATERIALIZED (SELECT cl.id, ${object(VIEW_FIELDS.club, club)} AS json FROM clubs cl)`;
+}
+
+/**
+ * The person `p` as the JSON text of its view; `today` is the parameter holding the date. With
+ * `clubsRendered`, the statement holds renderedClubsSql() in its WITH.
+ */
+export function personJsonSql(today: string, clubsRendered = false): string {
   const contact: Record<keyof ContactView, string> = {
     id: integer('c.id'),
     kind: json('c.kind'),
@@ -59,7 +74,7 @@ export function personJsonSql(today: string): string {
   const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
   const membership: Record<keyof MembershipView, string> = {
     id: integer('m.id'),
-    club: object(VIEW_FIELDS.club, club),
+    club: clubsRendered ? 'cl.json' : object(VIEW_FIELDS.club, club),
     kind: json('m.kind'),
     start_date: json('m.start_date'),
     end_date: json('m.end_date'),
@@ -82,7 +97,7 @@ export function personJsonSql(today: string): string {
     ),
     memberships: array(
       object(VIEW_FIELDS.membership, membership),
-      'FROM memberships m JOIN clubs cl ON cl.id = m.club_id WHERE m.person_id = p.id',
+      `FROM memberships m JOIN ${clubsRendered ? RENDERED_CLUBS : 'clubs'} cl ON cl.id = m.club_id WHERE m.person_id = p.id`,
       'm.start_date, m.id',
     ),
   };

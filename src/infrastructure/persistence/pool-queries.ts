@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import { Query } from 'pg';
 import type { EntityManager } from 'typeorm';
+import { RowBatches } from './row-batches';
 
 /** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
 interface Pool {
   query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+  connect(): Promise<{ query(query: Query): unknown; release(error?: Error): void }>;
 }
 
 /** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
@@ -35,6 +38,37 @@ export class PoolQueries {
     const name = reusable && this.prepare ? this.nameOf(text) : undefined;
     const { rows } = await pool.query<T>(name === undefined ? { text, values } : { name, text, values });
     return rows;
+  }
+
+  /**
+   * The rows of one statement in batches as they come in (each what one read of the socket
+   * brought), so that the reader can hand them on while the database still works on the rest.
+   * The statement always runs to its end and its connection goes back to the pool then, whether
+   * or not the reader reads on: a reader may stop at any point. In a transaction, or without a
+   * pool, the rows come in one batch.
+   */
+  async *stream<T>(text: string, values: unknown[], reusable = false): AsyncGenerator<T[]> {
+    const pool = this.pool();
+    if (pool === undefined) {
+      yield await this.manager.query(text, values);
+      return;
+    }
+    const name = reusable && this.prepare ? this.nameOf(text) : undefined;
+    const client = await pool.connect();
+    const batches = new RowBatches<T>();
+    const query = new Query(name === undefined ? { text, values } : { name, text, values });
+    query.on('row', (row: T) => batches.add(row));
+    query.on('end', () => {
+      client.release();
+      batches.end();
+    });
+    query.on('error', (error: Error) => {
+      // As pg's own Pool#query does: a connection that failed a statement is not reused.
+      client.release(error);
+      batches.fail(error);
+    });
+    client.query(query);
+    yield* batches;
   }
 
   /** The pool, unless a transaction holds the manager or the connection is not (or no longer) open. */

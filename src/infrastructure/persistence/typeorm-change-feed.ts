@@ -1,11 +1,16 @@
 import type { EntityManager } from 'typeorm';
 import type { RenderedChange } from '../../application/changes/change-view';
-import type { ChangeFeed, ChangeWithPerson, FeedPosition } from '../../application/ports/change-feed';
+import type {
+  ChangeFeed,
+  ChangeWithPerson,
+  FeedPosition,
+  RenderedPage,
+} from '../../application/ports/change-feed';
 import type { ChangedField, ChangeType } from '../../application/ports/change-log';
 import type { Person } from '../../domain/person';
 import { changeJsonSql } from './change-json-sql';
-import { withDatabaseErrors } from './database-errors';
-import { personJsonSql } from './person-json-sql';
+import { translateDatabaseError, withDatabaseErrors } from './database-errors';
+import { personJsonSql, renderedClubsSql } from './person-json-sql';
 import { PoolQueries } from './pool-queries';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
 
@@ -43,30 +48,65 @@ const POSITION_STATEMENT = `SELECT (${POSITION}) AS position`;
 
 /**
  * A page of changes rendered as JSON text (the read model), with the position: one row per change
- * in seq order, or a single row with a NULL seq when there is none. Each person is rendered once,
- * however many of the page's changes are theirs; an admin's change is read (its seq moves the
- * cursor) but has no text. $1: after, $2: limit, $3: today.
+ * in seq order, or a single row with a NULL seq when there is none. Each row's person is rendered
+ * as it is read, so that rows leave as they are made (no sort or hash over the page holds them
+ * back): the page is sent on while the rest is rendered. The position is a one-row outer side, the
+ * page the lateral inner one, so the rows keep the page's order. An admin's change is read (its
+ * seq moves the cursor) but has no text. $1: after, $2: limit, $3: today.
  */
 const RENDERED_PAGE = `
-  WITH page AS (
-    SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2
-  ), shown AS (
-    SELECT p.id, p.role = 'admin' AS admin,
-           CASE WHEN p.erased_at IS NULL THEN ${personJsonSql('$3')} ELSE 'null' END AS json
-      FROM people p WHERE p.id IN (SELECT person_id FROM page)
+  WITH ${renderedClubsSql()}, feed AS MATERIALIZED (
+    SELECT directory_id, changes_pruned_through AS pruned_through,
+           greatest(changes_pruned_through, (SELECT max(seq) FROM changes)) AS latest
+      FROM directory_meta
   )
-  SELECT m.directory_id,
-         m.changes_pruned_through AS pruned_through,
-         greatest(m.changes_pruned_through, (SELECT max(seq) FROM changes)) AS latest,
-         c.seq,
-         CASE WHEN s.admin THEN NULL ELSE ${changeJsonSql("coalesce(s.json, 'null')")} END AS json
-    FROM directory_meta m
-    LEFT JOIN (page c LEFT JOIN shown s ON s.id = c.person_id) ON true
-   ORDER BY c.seq`;
+  SELECT feed.directory_id, feed.pruned_through, feed.latest, page.seq, page.json
+    FROM feed LEFT JOIN LATERAL (
+      SELECT c.seq,
+             (SELECT CASE WHEN p.role = 'admin' THEN NULL ELSE ${changeJsonSql(
+               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
+             )} END
+                FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json
+        FROM (SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c
+       ORDER BY c.seq
+    ) page ON true`;
 
 interface RenderedRow extends PositionRow {
   seq: string | null;
   json: string | null;
+}
+
+/** The page's changes from its rows: the first batch, then the rest as they come. */
+async function* renderedChanges(
+  first: RenderedRow[],
+  rest: AsyncGenerator<RenderedRow[]>,
+): AsyncGenerator<RenderedChange[]> {
+  let previous = 0;
+  const changesOf = (rows: RenderedRow[]): RenderedChange[] => {
+    const changes: RenderedChange[] = [];
+    for (const row of rows) {
+      if (row.seq === null) continue;
+      const seq = Number(row.seq);
+      // The statement keeps the page's order by its plan's shape (see RENDERED_PAGE), not by a
+      // final sort: were that ever lost, a page must fail rather than move a cursor wrongly.
+      if (seq <= previous) throw new Error('the feed page came out of seq order');
+      previous = seq;
+      changes.push({ seq, json: row.json });
+    }
+    return changes;
+  };
+  try {
+    yield changesOf(first);
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) return;
+      yield changesOf(next.value);
+    }
+  } catch (error) {
+    throw translateDatabaseError(error);
+  } finally {
+    await rest.return(undefined);
+  }
 }
 
 function toPosition(row: PositionRow): FeedPosition {
@@ -136,21 +176,13 @@ export class TypeOrmChangeFeed implements ChangeFeed {
     });
   }
 
-  renderedPage(
-    after: number,
-    limit: number,
-    today: string,
-  ): Promise<{ position: FeedPosition; changes: RenderedChange[] }> {
+  async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
     // One statement, one snapshot, as for `page`; rows rather than one aggregate, so that the
-    // texts reach node as they are, never inside a JSON document to parse.
-    return withDatabaseErrors(async () => {
-      const rows: RenderedRow[] = await this.manager.query(RENDERED_PAGE, [after, limit, today]);
-      const changes: RenderedChange[] = [];
-      for (const row of rows) {
-        if (row.seq !== null) changes.push({ seq: Number(row.seq), json: row.json });
-      }
-      return { position: toPosition(rows[0]), changes };
-    });
+    // texts reach node as they are, never inside a JSON document to parse, and as they are made.
+    const batches = this.reads.stream<RenderedRow>(RENDERED_PAGE, [after, limit, today], true);
+    const first = await withDatabaseErrors(() => batches.next());
+    if (first.done) throw new Error('the feed statement answered no row');
+    return { position: toPosition(first.value[0]), changes: renderedChanges(first.value, batches) };
   }
 
   prune(before: Date): Promise<number> {

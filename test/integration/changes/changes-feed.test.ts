@@ -115,6 +115,37 @@ describe.each(testDatabases)('GET /changes on $name', (target) => {
     expect(new Set(seqs).size).toBe(seqs.length);
   });
 
+  it('sends a long page as the store reads it (chunked), the same changes and cursor as short pages give', async () => {
+    const ids = await t.addPeople(Array.from({ length: 4 }, () => newPerson()));
+    const start = await cursorNow();
+    await record(
+      Array.from({ length: 150 }, (_, i) => ({
+        type: 'person.updated' as const,
+        personId: ids[i % 4],
+        fields: ['first_name' as const],
+        byKeyId: null,
+      })),
+    );
+
+    const long = await get(`/changes?after=${start}&limit=1000`);
+    const short = await get(`/changes?after=${long.body.cursor}`);
+    const paged = await follow(start, 7);
+
+    expect(long.status).toBe(200);
+    expect(long.headers['transfer-encoding']).toBe('chunked');
+    expect(long.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(long.body.changes).toEqual(paged.changes);
+    expect(long.body.changes.map((c: ChangeJson) => c.person_id)).toEqual(
+      Array.from({ length: 150 }, (_, i) => ids[i % 4]),
+    );
+    expect({ cursor: long.body.cursor, has_more: long.body.has_more }).toEqual({
+      cursor: paged.cursor,
+      has_more: false,
+    });
+    // A page that fits in one write goes out whole, with its length.
+    expect(short.headers['content-length']).toBe(String(Buffer.byteLength(short.text)));
+  });
+
   it('starts from the oldest change kept without after, 100 at most by default', async () => {
     const ids = await t.addPeople(Array.from({ length: 3 }, () => newPerson()));
     await record(

@@ -52,4 +52,68 @@ describe.each(testDatabases)('reads through the pool on $name', (target) => {
 
     expect(seen).toEqual([{ n: 7 }]);
   });
+
+  /** Every batch a stream hands over, and whether reading it failed. */
+  async function batchesOf(rows: AsyncIterable<{ n: number }[]>) {
+    const batches: number[][] = [];
+    try {
+      for await (const batch of rows) batches.push(batch.map((row) => row.n));
+      return { batches, failure: null };
+    } catch (error) {
+      return { batches, failure: error as Error };
+    }
+  }
+
+  it('hand the rows of a statement over in batches as they come in, every row once and in order', async () => {
+    const reads = new PoolQueries(database.dataSource.manager, target.name === 'postgres');
+    const { batches, failure } = await batchesOf(
+      reads.stream(
+        'SELECT g AS n, repeat($2, 40) AS pad FROM generate_series(1, $1::int) g',
+        [20_000, 'x'],
+        true,
+      ),
+    );
+
+    expect(failure).toBeNull();
+    expect(batches.flat()).toEqual(Array.from({ length: 20_000 }, (_, i) => i + 1));
+    // About 1.2 MB: more than one read of the socket, so more than one batch, on PostgreSQL.
+    if (target.name === 'postgres') expect(batches.length).toBeGreaterThan(1);
+  });
+
+  it('let a reader stop after the first batch, and the connection serve the next statement', async () => {
+    const reads = new PoolQueries(database.dataSource.manager, false);
+    for await (const batch of reads.stream<{ n: number }>(
+      'SELECT g AS n FROM generate_series(1, 50000) g',
+      [],
+    )) {
+      expect(batch[0]).toEqual({ n: 1 });
+      break;
+    }
+
+    // PGlite's pool has one connection: this waits for the abandoned statement's end, then runs.
+    expect(await reads.query('SELECT 2 AS n', [])).toEqual([{ n: 2 }]);
+  });
+
+  it("fail the reading with the statement's error when it fails part way, and serve the next statement", async () => {
+    const reads = new PoolQueries(database.dataSource.manager, false);
+    const { batches, failure } = await batchesOf(
+      reads.stream('SELECT 1 / (20000 - g) AS n FROM generate_series(1, 30000) g', []),
+    );
+
+    expect(failure?.message).toMatch(/division by zero/);
+    expect(batches.flat().length).toBeLessThan(20_000);
+    expect(await reads.query('SELECT 3 AS n', [])).toEqual([{ n: 3 }]);
+  });
+
+  it("stream in the manager's transaction as one batch when one holds it", async () => {
+    const batches = await database.dataSource.transaction(async (manager) => {
+      await manager.query('CREATE TEMPORARY TABLE pool_stream_probe (n int) ON COMMIT DROP');
+      await manager.query('INSERT INTO pool_stream_probe VALUES (1), (2)');
+      return batchesOf(
+        new PoolQueries(manager, true).stream('SELECT n FROM pool_stream_probe ORDER BY n', []),
+      );
+    });
+
+    expect(batches).toEqual({ batches: [[1, 2]], failure: null });
+  });
 });

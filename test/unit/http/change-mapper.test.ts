@@ -1,7 +1,7 @@
-import { mapChangePage } from '../../../src/http/change.mapper';
+import { CHANGE_PAGE_OPENING, changePageClosing } from '../../../src/http/change.mapper';
 
-describe('mapChangePage', () => {
-  it('joins rendered changes into the page JSON.stringify would write for them', () => {
+describe('the change page around its rendered changes', () => {
+  it('makes, with the changes joined in between, the page JSON.stringify would write for them', () => {
     const changes = [
       {
         seq: 7,
@@ -23,15 +23,12 @@ describe('mapChangePage', () => {
       },
     ];
     const page = { changes, cursor: 'djEuY3Vyc29y', has_more: true };
+    const joined = changes.map((change) => JSON.stringify(change)).join(',');
 
     expect(
-      mapChangePage({
-        changes: changes.map((change) => JSON.stringify(change)),
-        cursor: page.cursor,
-        hasMore: true,
-      }),
+      `${CHANGE_PAGE_OPENING}${joined}${changePageClosing({ cursor: page.cursor, hasMore: true })}`,
     ).toBe(JSON.stringify(page));
-    expect(mapChangePage({ changes: [], cursor: 'c', hasMore: false })).toBe(
+    expect(`${CHANGE_PAGE_OPENING}${changePageClosing({ cursor: 'c', hasMore: false })}`).toBe(
       '{"changes":[],"cursor":"c","has_more":false}',
     );
   });

@@ -1,6 +1,6 @@
 import { AnnounceMembershipTransitions } from '../../../../src/application/changes/announce-membership-transitions';
 import { decodeCursor, encodeCursor } from '../../../../src/application/changes/change-cursor';
-import { ListChanges } from '../../../../src/application/changes/list-changes';
+import { ListChanges, type ListChangesOutput } from '../../../../src/application/changes/list-changes';
 import { TakeChangesCursor } from '../../../../src/application/changes/take-changes-cursor';
 import type { ChangeFeed } from '../../../../src/application/ports/change-feed';
 import { UpdatePerson } from '../../../../src/application/people/update-person';
@@ -19,6 +19,14 @@ function setup() {
     update: new UpdatePerson(directory.people, directory.unitOfWork, clock),
     calendar: new AnnounceMembershipTransitions(directory.unitOfWork, clock),
   };
+}
+
+/** A page read to its end, as GET /changes sends it: every text, then where to go on from. */
+async function listed(output: Promise<ListChangesOutput>) {
+  const page = await output;
+  const changes: string[] = [];
+  for await (const batch of page.changes) changes.push(...batch);
+  return { changes, ...page.end() };
 }
 
 const writer = principalOf(7, ['read', 'write'], 42);
@@ -51,10 +59,10 @@ describe('ListChanges', () => {
   it('lists a PATCH with its fields and key, and hands back the same cursor when nothing is new', async () => {
     const { directory, list, update } = setup();
     const ann = await addPerson(directory, { firstName: 'Ann' });
-    const start = (await list.execute({})).cursor;
+    const start = (await listed(list.execute({}))).cursor;
 
     await update.execute({ principal: writer, id: ann.id, changes: { firstName: 'Anne', chatId: 'a1' } });
-    const page = await list.execute({ after: start });
+    const page = await listed(list.execute({ after: start }));
 
     expect(page.changes.map((text) => JSON.parse(text))).toEqual([
       expect.objectContaining({
@@ -65,13 +73,16 @@ describe('ListChanges', () => {
         person: expect.objectContaining({ id: ann.id, first_name: 'Anne', chat_id: 'a1' }),
       }),
     ]);
-    expect(await list.execute({ after: page.cursor })).toMatchObject({ changes: [], cursor: page.cursor });
+    expect(await listed(list.execute({ after: page.cursor }))).toMatchObject({
+      changes: [],
+      cursor: page.cursor,
+    });
   });
 
   it('answers Gone for a cursor older than what is kept, and InvalidInput for a bad limit', async () => {
     const { clock, directory, list, update } = setup();
     const ann = await addPerson(directory);
-    const start = (await list.execute({})).cursor;
+    const start = (await listed(list.execute({}))).cursor;
     await update.execute({ principal: writer, id: ann.id, changes: { firstName: 'Old' } });
     clock.advance(2 * 24 * 3600 * 1000);
     await directory.feed.prune(new Date(clock.now().getTime() - 24 * 3600 * 1000));
@@ -92,7 +103,7 @@ describe('AnnounceMembershipTransitions', () => {
     await addPerson(directory, {
       memberships: [{ club, kind: null, startDate: '2020-01-01', endDate: '2021-01-01' }],
     });
-    const start = (await list.execute({})).cursor;
+    const start = (await listed(list.execute({}))).cursor;
 
     expect(await calendar.execute()).toEqual({ started: 0, ended: 0 });
     clock.set('2025-03-16T00:00:00Z');
@@ -101,7 +112,7 @@ describe('AnnounceMembershipTransitions', () => {
     expect(await calendar.execute()).toEqual({ started: 0, ended: 1 });
     expect(await calendar.execute()).toEqual({ started: 0, ended: 0 });
 
-    const page = await list.execute({ after: start });
+    const page = await listed(list.execute({ after: start }));
     expect(page.changes.map((text) => JSON.parse(text)).map((c) => [c.type, c.person_id, c.by])).toEqual([
       ['membership.started', turning.id, null],
       ['membership.ended', turning.id, null],
