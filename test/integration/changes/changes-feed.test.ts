@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { encodeCursor } from '../../../src/application/changes/change-cursor';
 import { PruneChanges } from '../../../src/application/changes/prune-changes';
-import type { NewChange } from '../../../src/application/ports/change-log';
+import type { ChangedField, NewChange } from '../../../src/application/ports/change-log';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { UnitOfWork } from '../../../src/application/ports/unit-of-work';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
@@ -42,6 +42,17 @@ describe.each(testDatabases)('GET /changes on $name', (target) => {
   const cursorNow = async () => (await get('/people?limit=1')).headers['changes-cursor'] as string;
   const record = (changes: NewChange[]) =>
     t.container.get<UnitOfWork>(TYPES.UnitOfWork).run((tx) => tx.changes.record(changes));
+
+  /** `count` updates of `field`, made by the command line, going round `ids` in turn. */
+  const recordUpdates = (count: number, ids: number[], field: ChangedField) =>
+    record(
+      Array.from({ length: count }, (_, i) => ({
+        type: 'person.updated' as const,
+        personId: ids[i % ids.length],
+        fields: [field],
+        byKeyId: null,
+      })),
+    );
 
   /** Every change after `cursor`, following has_more; and the last cursor. */
   async function follow(cursor: string, limit = 100): Promise<{ changes: ChangeJson[]; cursor: string }> {
@@ -118,14 +129,7 @@ describe.each(testDatabases)('GET /changes on $name', (target) => {
   it('sends a long page as the store reads it (chunked), the same changes and cursor as short pages give', async () => {
     const ids = await t.addPeople(Array.from({ length: 4 }, () => newPerson()));
     const start = await cursorNow();
-    await record(
-      Array.from({ length: 150 }, (_, i) => ({
-        type: 'person.updated' as const,
-        personId: ids[i % 4],
-        fields: ['first_name' as const],
-        byKeyId: null,
-      })),
-    );
+    await recordUpdates(150, ids, 'first_name');
 
     const long = await get(`/changes?after=${start}&limit=1000`);
     const short = await get(`/changes?after=${long.body.cursor}`);
@@ -148,14 +152,7 @@ describe.each(testDatabases)('GET /changes on $name', (target) => {
 
   it('starts from the oldest change kept without after, 100 at most by default', async () => {
     const ids = await t.addPeople(Array.from({ length: 3 }, () => newPerson()));
-    await record(
-      Array.from({ length: 120 }, (_, i) => ({
-        type: 'person.updated' as const,
-        personId: ids[i % 3],
-        fields: ['contacts' as const],
-        byKeyId: null,
-      })),
-    );
+    await recordUpdates(120, ids, 'contacts');
     const res = await get('/changes');
     expect(res.body.changes).toHaveLength(100);
     expect(res.body.has_more).toBe(true);
