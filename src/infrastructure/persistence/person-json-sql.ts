@@ -48,7 +48,13 @@ function array(element: string, from: string, orderBy: string): string {
   return `coalesce((SELECT '[' || string_agg(${element}, ',' ORDER BY ${orderBy}) || ']' ${from}), '[]')`;
 }
 
-/** The clubs with the JSON text of their view, as `renderedClubs` names them in a statement. */
+/** The club `cl` as the JSON text of its view. */
+function clubJsonSql(): string {
+  const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
+  return object(VIEW_FIELDS.club, club);
+}
+
+/** The clubs with the JSON text of their view, as renderedClubsSql() names them in a statement. */
 export const RENDERED_CLUBS = 'rendered_clubs';
 
 /**
@@ -56,8 +62,7 @@ export const RENDERED_CLUBS = 'rendered_clubs';
  * rendered once rather than once per membership (about 8% of the feed page's statement).
  */
 export function renderedClubsSql(): string {
-  const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
-  return `${RENDERED_CLUBS} AS MATERIALIZED (SELECT cl.id, ${object(VIEW_FIELDS.club, club)} AS json FROM clubs cl)`;
+  return `${RENDERED_CLUBS} AS MATERIALIZED (SELECT cl.id, ${clubJsonSql()} AS json FROM clubs cl)`;
 }
 
 /**
@@ -71,10 +76,9 @@ export function personJsonSql(today: string, clubsRendered = false): string {
     value: json('c.value'),
     label: json('c.label'),
   };
-  const club: Record<keyof ClubView, string> = { id: integer('cl.id'), name: json('cl.name') };
   const membership: Record<keyof MembershipView, string> = {
     id: integer('m.id'),
-    club: clubsRendered ? 'cl.json' : object(VIEW_FIELDS.club, club),
+    club: clubsRendered ? 'cl.json' : clubJsonSql(),
     kind: json('m.kind'),
     start_date: json('m.start_date'),
     end_date: json('m.end_date'),
