@@ -83,10 +83,11 @@ export async function streamJsonArray<T>(
       await iterator.return?.();
       return;
     }
-    const rest = `${chunk}${around.closing()}`;
+    // Encoded once, as the routes' pages are: a string would be measured, then encoded again.
+    const rest = Buffer.from(`${chunk}${around.closing()}`);
     // A short answer (a short list, a small page of changes) goes out whole, with its length, in
     // one write: chunked encoding would cost it extra writes for nothing.
-    if (!streaming) res.setHeader('Content-Length', Buffer.byteLength(rest));
+    if (!streaming) res.setHeader('Content-Length', rest.length);
     res.end(rest);
   } catch (error) {
     await iterator.return?.().catch(() => undefined);
