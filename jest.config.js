@@ -24,9 +24,10 @@ module.exports = {
   testTimeout: 30000,
   // Jest's default, one worker fewer than the cores, is a single worker on a 2-core machine. Test
   // files are independent (each its own PGlite in memory or PostgreSQL schema, temporary DATA_DIRs,
-  // port 0, Redis keys under a prefix of their own), and many wait on child processes and timers:
-  // two workers at least.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // port 0, Redis keys under a prefix of their own), and many wait on child processes, browsers and
+  // timers: three workers at least. Two left about a quarter of two cores idle; a third filled it
+  // (docs/performance.md, the test suite's fourth round).
+  maxWorkers: Math.max(3, availableParallelism() - 1),
   // The migrated PGlite every test database starts from (test/support/pglite-snapshot.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { type Database, migrate, openDatabase } from '../../src/infrastructure/persistence/database';
+import { once } from './once';
 import { PGLITE_SNAPSHOT_VARIABLE } from './run-variables';
 
 /*
@@ -41,30 +42,32 @@ export async function openMigratedPglite(): Promise<Database> {
 
 /** The run's migrated snapshot, made now if no test file of the run has made it yet. */
 export async function migratedSnapshot(): Promise<Blob> {
-  const path = process.env[PGLITE_SNAPSHOT_VARIABLE];
-  migrated ??= readSnapshot(path);
-  if (migrated === undefined) {
+  migrated ??= await shared(process.env[PGLITE_SNAPSHOT_VARIABLE], async () => {
     const database = await openDatabase({ databaseUrl: null, loadDataDir: await emptySnapshot() });
     try {
       await migrate(database);
-      migrated = await trimmedDump(pgliteOf(database));
+      return await trimmedDump(pgliteOf(database));
     } finally {
       await database.close();
     }
-    if (path) await writeSnapshot(migrated, path);
-  }
+  });
   return migrated;
 }
 
 async function emptySnapshot(): Promise<Blob> {
   const snapshot = process.env[PGLITE_SNAPSHOT_VARIABLE];
-  const path = snapshot ? join(dirname(snapshot), 'empty.tar') : undefined;
-  empty ??= readSnapshot(path);
-  if (empty === undefined) {
-    empty = await leanNewDatabase();
-    if (path) await writeSnapshot(empty, path);
-  }
+  empty ??= await shared(snapshot && join(dirname(snapshot), 'empty.tar'), leanNewDatabase);
   return empty;
+}
+
+/**
+ * The snapshot at `path`, made there by the first worker to ask while the others wait for it: the
+ * first files of both workers need it at once, and making it twice side by side costs both.
+ */
+async function shared(path: string | undefined, make: () => Promise<Blob>): Promise<Blob> {
+  if (!path) return make();
+  await once(path, async (aside) => writeFileSync(aside, Buffer.from(await (await make()).arrayBuffer())));
+  return new Blob([readFileSync(path)]);
 }
 
 async function leanNewDatabase(): Promise<Blob> {
@@ -104,15 +107,4 @@ function pgliteOf(database: Database): PGlite {
   const pglite = database.gate?.pglite;
   if (pglite === undefined) throw new Error('not an embedded database of this process');
   return pglite;
-}
-
-function readSnapshot(path: string | undefined): Blob | undefined {
-  return path && existsSync(path) ? new Blob([readFileSync(path)]) : undefined;
-}
-
-async function writeSnapshot(snapshot: Blob, path: string): Promise<void> {
-  // Written aside and renamed: a worker reading it at the same time sees all of it or nothing.
-  const aside = `${path}.${process.pid}`;
-  writeFileSync(aside, Buffer.from(await snapshot.arrayBuffer()));
-  renameSync(aside, path);
 }

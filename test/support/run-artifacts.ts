@@ -1,23 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  closeSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-} from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
 import { migrate, openDatabase } from '../../src/infrastructure/persistence/database';
 import { tightenDataDir } from '../../src/infrastructure/persistence/private-data-dir';
+import { once } from './once';
 import { migratedSnapshot } from './pglite-snapshot';
-
 import { RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';
 
 /*
@@ -27,36 +15,6 @@ import { RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';
  */
 
 const ROOT = join(__dirname, '../..');
-
-/**
- * Makes `target` once across the run's workers: the first to ask takes a lock file and builds it
- * aside, then renames it into place; the others wait for it.
- */
-async function once(target: string, make: (aside: string) => Promise<void> | void): Promise<void> {
-  if (existsSync(target)) return;
-  mkdirSync(dirname(target), { recursive: true });
-  const lock = `${target}.lock`;
-  let held: number;
-  try {
-    held = openSync(lock, 'wx');
-  } catch {
-    for (let waited = 0; !existsSync(target); waited += 50) {
-      if (waited > 240_000) throw new Error(`${target} was not made within 4 minutes`);
-      await sleep(50);
-    }
-    return;
-  }
-  const aside = `${target}.${process.pid}`;
-  try {
-    rmSync(aside, { recursive: true, force: true });
-    await make(aside);
-    renameSync(aside, target);
-  } finally {
-    closeSync(held);
-    unlinkSync(lock);
-    rmSync(aside, { recursive: true, force: true });
-  }
-}
 
 function compile(outDir: string): void {
   const build = spawnSync(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { openTestDatabase, testDatabases } from '../../support/databases';
+import { openEmptyPglite } from '../../support/pglite-snapshot';
 
 /**
  * The EntitySchemas (src/infrastructure/persistence/schemas) and the hand-written migrations
@@ -16,10 +17,11 @@ describe.each(testDatabases)('EntitySchemas and migrations on $name', (target) =
 
   beforeAll(async () => {
     migrated = await openTestDatabase(target);
-    synced = await openDatabase({
-      databaseUrl: target.url,
-      ...(target.url === null ? {} : { schema: syncedSchema }),
-    });
+    // On PGlite the run's new database, as the migrated one started: not an initdb of its own.
+    synced =
+      target.url === null
+        ? await openEmptyPglite()
+        : await openDatabase({ databaseUrl: target.url, schema: syncedSchema });
     await synced.dataSource.synchronize();
   });
 
