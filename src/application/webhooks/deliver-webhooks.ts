@@ -32,8 +32,9 @@ export type SendSlots = () => Promise<(() => void) | null>;
 const GONE = 410;
 
 /**
- * The webhook engine's steps, each one short: turn changes into deliveries, claim due ones, send
- * one and record what came of it. When and how often they run is the runner's business
+ * The webhook engine's steps, each one short: claim the subscriptions behind the change log and
+ * send each its window of changes, recorded in one go; claim due retries, send one and record
+ * what came of it. When and how often they run is the runner's business
  * (infrastructure/webhooks/webhook-runner.ts). Sends happen outside any transaction.
  */
 @injectable()

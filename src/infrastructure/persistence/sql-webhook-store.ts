@@ -344,7 +344,8 @@ export class SqlWebhookStore implements WebhookStore {
         results.map((r) => r.change.payload),
         results.map((r) => r.outcome.status),
         results.map((r) =>
-          r.outcome.status === 'failed' || (r.outcome.status === 'pending' && r.outcome.countsAsFailure)
+          r.attempt !== null &&
+          (r.outcome.status === 'failed' || (r.outcome.status === 'pending' && r.outcome.countsAsFailure))
             ? 1
             : 0,
         ),
