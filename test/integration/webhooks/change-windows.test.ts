@@ -20,7 +20,18 @@ import { type Answer, type Receiver, startReceiver } from './receiver';
 const config = loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent' });
 
 /** One send at a time, so that a test knows the order of the receiver's answers. */
-const oneAtATime: SendSlots = () => Promise.resolve(() => undefined);
+function oneSlot(): SendSlots {
+  let free: Promise<void> = Promise.resolve();
+  return async () => {
+    const taken = free;
+    let release = () => undefined as void;
+    free = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await taken;
+    return release;
+  };
+}
 
 interface Row {
   seq: string;
@@ -100,7 +111,7 @@ describe.each(testDatabases)('windows of changes sent to subscriptions on $name'
     const engine = container.get(DeliverWebhooks);
     const [window] = await engine.claimWindows(10);
     expect(window.changes).toHaveLength(6);
-    expect(await engine.sendWindow(window, oneAtATime)).toBe(true);
+    expect(await engine.sendWindow(window, oneSlot())).toBe(true);
 
     const recorded = await rows();
     expect(recorded.map((r) => [r.status, r.attempts, r.failures, r.logged])).toEqual(
@@ -139,7 +150,7 @@ describe.each(testDatabases)('windows of changes sent to subscriptions on $name'
     await changes(5);
     const engine = container.get(DeliverWebhooks);
     const [window] = await engine.claimWindows(10);
-    expect(await engine.sendWindow(window, oneAtATime)).toBe(true);
+    expect(await engine.sendWindow(window, oneSlot())).toBe(true);
 
     expect(hooks.received).toHaveLength(2);
     expect((await rows()).map((r) => [r.status, r.logged])).toEqual([
@@ -167,10 +178,10 @@ describe.each(testDatabases)('windows of changes sent to subscriptions on $name'
     clock.advance(LEASE_MS + 1);
     const [window] = await engine.claimWindows(10);
     expect(window.changes.map((c) => c.messageId)).toEqual(lost.changes.map((c) => c.messageId));
-    expect(await engine.sendWindow(window, oneAtATime)).toBe(true);
+    expect(await engine.sendWindow(window, oneSlot())).toBe(true);
     expect(hooks.received.map((r) => r.headers['webhook-id'])).toEqual(lost.changes.map((c) => c.messageId));
     // The dead instance's lease is gone: its window can no longer be recorded.
-    expect(await dead.get(DeliverWebhooks).sendWindow(lost, oneAtATime)).toBe(false);
+    expect(await dead.get(DeliverWebhooks).sendWindow(lost, oneSlot())).toBe(false);
     expect(hooks.received.map((r) => r.headers['webhook-id'])).toEqual([
       ...lost.changes.map((c) => c.messageId),
       ...lost.changes.map((c) => c.messageId),
