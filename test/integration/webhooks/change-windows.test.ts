@@ -24,7 +24,7 @@ function oneSlot(): SendSlots {
   let free: Promise<void> = Promise.resolve();
   return async () => {
     const taken = free;
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     free = new Promise<void>((resolve) => {
       release = resolve;
     });
