@@ -62,6 +62,46 @@ export interface ClaimedDelivery {
   leaseUntil: Date;
 }
 
+/** A change of the log to send to a subscription, as it goes on the wire. */
+export interface WindowChange {
+  seq: number;
+  type: string;
+  /** Made from the directory, the subscription and the seq: the same whoever sends it, however often. */
+  messageId: string;
+  payload: string;
+}
+
+/** A subscription this instance holds the lease of, and the changes after its cursor. */
+export interface ChangeWindow {
+  subscriptionId: number;
+  url: string;
+  secrets: string[];
+  failingSince: Date | null;
+  leaseUntil: Date;
+  /** Its changes, in seq order: admins and types it does not take are left out. */
+  changes: WindowChange[];
+  /** Where its cursor goes once the window is recorded: the last change read for it. */
+  throughSeq: number;
+}
+
+/** What became of one change of a window. */
+export interface WindowResult {
+  change: WindowChange;
+  /** Null: not sent (shutdown, the window's time ran out, the subscription was disabled). */
+  attempt: WebhookAttempt | null;
+  outcome: DeliveryOutcome;
+}
+
+export interface WindowRecord {
+  results: WindowResult[];
+  /** Whether an attempt succeeded: the failing mark becomes `failingFrom` rather than keeping an older one. */
+  succeeded: boolean;
+  /** The first failure after the last success (after the window's start when none succeeded). */
+  failingFrom: Date | null;
+  /** Disables the subscription, for this reason, at this time. */
+  disable: { reason: string; at: Date } | null;
+}
+
 /** What becomes of a claimed delivery once the attempt is over. */
 export type DeliveryOutcome =
   | { status: 'delivered' }
@@ -90,12 +130,19 @@ export interface WebhookStore {
   redeliver(id: number, now: Date): Promise<void>;
 
   /**
-   * Turns changes after the dispatcher's cursor (at most `limit`) into deliveries for every
-   * enabled subscription they match, and moves the cursor past them, atomically. Null when
-   * another instance is dispatching right now; otherwise how many changes were read and how many
-   * deliveries queued. Cheap when nothing waits: the runner polls with it.
+   * Leases up to `limit` enabled subscriptions that are behind the change log (none leased by
+   * another instance, which are skipped, never waited for) until `leaseUntil`, each with the
+   * changes after its cursor that it is sent (at most `windowLimit` read past it). Reads nothing
+   * of the change log when no subscription is behind.
    */
-  dispatch(now: Date, limit: number): Promise<{ changes: number; deliveries: number } | null>;
+  claimWindows(now: Date, leaseUntil: Date, limit: number, windowLimit: number): Promise<ChangeWindow[]>;
+  /**
+   * In one statement, if the window's lease is still its own: a delivery row for each of its
+   * changes (with its attempt when it was sent), the subscription's failing mark, or its
+   * disabling, and its cursor moved past the window, lease released. False when the lease was
+   * no longer the window's (another instance sends the window again, with the same webhook-ids).
+   */
+  recordWindow(window: ChangeWindow, record: WindowRecord): Promise<boolean>;
   /**
    * Leases up to `limit` due deliveries of enabled subscriptions until `leaseUntil`; deliveries
    * other instances are claiming at the same moment are skipped, never waited for.

@@ -2,20 +2,39 @@ import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { WebhookSender } from '../ports/webhook-sender';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookStore } from '../ports/webhook-store';
+import type {
+  ChangeWindow,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  WebhookStore,
+  WindowChange,
+  WindowResult,
+} from '../ports/webhook-store';
 import { GIVE_UP_AFTER_MS, retryDelayMs, SEND_TIMEOUT_MS } from '../../domain/webhook';
+import { windowRecord } from './window-record';
 
-/** Changes read by the dispatcher in one transaction. */
-const DISPATCH_BATCH = 500;
+/** Changes read past a subscription's cursor for one window. */
+const WINDOW_CHANGES = 200;
 
 /** Longer than a send can take, so that a live instance never loses a lease it is using. */
 export const LEASE_MS = SEND_TIMEOUT_MS * 6;
 
+/**
+ * A window starts no send after this long, so that its last sends end (SEND_TIMEOUT_MS at most)
+ * and it is recorded well inside its lease, however slow the receiver: what it did not send is
+ * recorded as due at once, for the retry path.
+ */
+const WINDOW_SENDS_FOR_MS = LEASE_MS / 2;
+
+/** Hands out the runner's send slots; null once the runner is stopping. */
+export type SendSlots = () => Promise<(() => void) | null>;
+
 const GONE = 410;
 
 /**
- * The webhook engine's steps, each one short: turn changes into deliveries, claim due ones, send
- * one and record what came of it. When and how often they run is the runner's business
+ * The webhook engine's steps, each one short: claim the subscriptions behind the change log and
+ * send each its window of changes, recorded in one go; claim due retries, send one and record
+ * what came of it. When and how often they run is the runner's business
  * (infrastructure/webhooks/webhook-runner.ts). Sends happen outside any transaction.
  */
 @injectable()
@@ -26,18 +45,70 @@ export class DeliverWebhooks {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
+  /** Leases up to `limit` subscriptions behind the change log, each with its window of changes. */
+  claimWindows(limit: number): Promise<ChangeWindow[]> {
+    const now = this.clock.now();
+    return this.store.claimWindows(now, new Date(now.getTime() + LEASE_MS), limit, WINDOW_CHANGES);
+  }
+
   /**
-   * Dispatches until no change waits. Answers the deliveries queued, or null when another
-   * instance is dispatching (it will see whatever this one would have).
+   * Sends a window's changes, each when `slots` gives room, then records them all in one
+   * statement. After a 410 (or three days of failures) nothing more is sent: the rest is recorded
+   * failed. False when the lease was lost meanwhile (the window is sent again, same webhook-ids).
    */
-  async dispatch(): Promise<number | null> {
-    let queued = 0;
-    for (;;) {
-      const done = await this.store.dispatch(this.clock.now(), DISPATCH_BATCH);
-      if (done === null) return queued === 0 ? null : queued;
-      queued += done.deliveries;
-      if (done.changes < DISPATCH_BATCH) return queued;
+  async sendWindow(window: ChangeWindow, slots: SendSlots, signal?: AbortSignal): Promise<boolean> {
+    const deadline = this.clock.now().getTime() + WINDOW_SENDS_FOR_MS;
+    let givenUp = false;
+    const results: Promise<WindowResult>[] = [];
+    for (const change of window.changes) {
+      const release = givenUp ? null : await slots();
+      if (release === null || givenUp || this.clock.now().getTime() >= deadline) {
+        release?.();
+        results.push(Promise.resolve(this.unsent(change)));
+        continue;
+      }
+      results.push(
+        this.sendChange(window, change, signal)
+          .then((result) => {
+            if (result.outcome.status === 'failed') givenUp = true;
+            return result;
+          })
+          .finally(release),
+      );
     }
+    return this.store.recordWindow(window, windowRecord(await Promise.all(results)));
+  }
+
+  private async sendChange(
+    window: ChangeWindow,
+    change: WindowChange,
+    signal?: AbortSignal,
+  ): Promise<WindowResult> {
+    const at = this.clock.now();
+    const result = await this.sender.send(
+      { url: window.url, messageId: change.messageId, payload: change.payload, secrets: window.secrets },
+      signal,
+    );
+    const outcome = this.outcomeOf(
+      { failures: 0, retryingSince: at, failingSince: window.failingSince },
+      result.statusCode,
+      result.retryAfterMs,
+      signal?.aborted ?? false,
+    );
+    return {
+      change,
+      attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+      outcome,
+    };
+  }
+
+  /** Not sent by this window: due at once, for whichever instance claims it. */
+  private unsent(change: WindowChange): WindowResult {
+    return {
+      change,
+      attempt: null,
+      outcome: { status: 'pending', nextAttemptAt: this.clock.now(), countsAsFailure: false },
+    };
   }
 
   claim(limit: number): Promise<ClaimedDelivery[]> {
@@ -74,7 +145,7 @@ export class DeliverWebhooks {
   }
 
   private outcomeOf(
-    claim: ClaimedDelivery,
+    claim: Pick<ClaimedDelivery, 'failures' | 'retryingSince' | 'failingSince'>,
     statusCode: number | null,
     retryAfterMs: number | null,
     cancelled: boolean,

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChangeType } from '../../application/ports/change-log';
 import type {
+  ChangeWindow,
   ClaimedDelivery,
   DeliveryOutcome,
   NewWebhookSubscription,
@@ -9,11 +9,15 @@ import type {
   WebhookDelivery,
   WebhookStore,
   WebhookSubscription,
+  WindowChange,
+  WindowRecord,
 } from '../../application/ports/webhook-store';
 import { withDatabaseErrors } from './database-errors';
 import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
+import type { WebhookWire } from './webhook-payload';
+import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';
 
-/** Every instance LISTENs here (PostgreSQL): deliveries were queued or made due by hand. */
+/** Every instance LISTENs here (PostgreSQL): a delivery was made due by hand. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 /** Raised by a trigger on `changes` (see the migration): a change committed. */
@@ -70,6 +74,18 @@ const SUBSCRIPTION_COLUMNS =
 const DELIVERY_COLUMNS =
   'id, subscription_id, seq, type, message_id, status, attempts, next_attempt_at, created_at, delivered_at';
 
+/** Every secret that signs at `now`: the current one, then the previous during a rotation. */
+function secretsOf(
+  row: { secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null },
+  now: Date,
+): string[] {
+  return row.previous_secret !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at > now
+    ? [row.secret, row.previous_secret]
+    : [row.secret];
+}
+
 function toSubscription(row: SubscriptionRow): WebhookSubscription {
   return {
     id: Number(row.id),
@@ -103,9 +119,6 @@ function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
   };
 }
 
-/** What a change becomes on the wire: SPEC §7's payload, with the cursor GET /changes would give. */
-export type PayloadOf = (change: { seq: number; at: Date; type: string; personId: number }) => string;
-
 /**
  * Whether delivery `d`'s subscription is enabled, as a filter on each row the due index yields
  * rather than a join: without statistics (a table that grew from nothing since the last ANALYZE)
@@ -116,43 +129,17 @@ const ENABLED_SUBSCRIPTION =
   '(SELECT s.disabled_at IS NULL FROM webhook_subscriptions s WHERE s.id = d.subscription_id)';
 
 /**
- * Moves the dispatcher's cursor from where the read found it (`$1`) past the changes read (`$2`)
- * and queues their deliveries, in one statement, or does nothing when another instance holds the
- * cursor or has moved it meanwhile: the dispatcher is single-flight without waiting. A
- * subscription removed or disabled since the read gets nothing.
- */
-const DISPATCH_SQL = `
-  WITH cursor AS (
-    SELECT id FROM webhook_dispatcher WHERE id = 1 AND last_seq = $1 FOR UPDATE SKIP LOCKED
-  ),
-  moved AS (
-    UPDATE webhook_dispatcher w SET last_seq = $2 FROM cursor WHERE w.id = cursor.id RETURNING w.id
-  ),
-  queued AS (
-    INSERT INTO webhook_deliveries (subscription_id, seq, message_id, type, payload, next_attempt_at, created_at)
-    SELECT u.s, u.q, u.m, u.t, u.p, $8, $8
-    FROM unnest($3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(s, q, m, t, p)
-    JOIN webhook_subscriptions s ON s.id = u.s AND s.disabled_at IS NULL
-    WHERE EXISTS (SELECT 1 FROM moved)
-    ON CONFLICT (subscription_id, seq) DO NOTHING
-    RETURNING 1
-  ),
-  told AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_queued)
-  SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM queued)::int AS queued,
-    (SELECT count(*) FROM told)::int AS told`;
-
-/**
  * The webhook queue on our own tables, by SQL only (like contacts and memberships: no
  * EntitySchema). Claims use `FOR UPDATE SKIP LOCKED` and a lease, so that instances never wait
  * for each other and a delivery whose instance died is taken over once its lease has run out.
  */
 export class SqlWebhookStore implements WebhookStore {
   private readonly outcomes: DeliveryOutcomeWriter;
-  private payloadMaker: Promise<PayloadOf> | null = null;
+  private wireMaker: Promise<WebhookWire> | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly payloadOf: (manager: EntityManager) => Promise<PayloadOf>,
+    private readonly wireOf: (manager: EntityManager) => Promise<WebhookWire>,
   ) {
     this.outcomes = new DeliveryOutcomeWriter(dataSource);
   }
@@ -161,7 +148,7 @@ export class SqlWebhookStore implements WebhookStore {
     return withDatabaseErrors(async () => {
       // Changes committed before the subscription existed are not sent to it.
       const [row] = await this.dataSource.query(
-        `INSERT INTO webhook_subscriptions (url, events, secret, after_seq)
+        `INSERT INTO webhook_subscriptions (url, events, secret, sent_seq)
          VALUES ($1, $2, $3, (SELECT coalesce(max(seq), 0) FROM changes))
          RETURNING ${SUBSCRIPTION_COLUMNS}`,
         [url, events, secret],
@@ -280,89 +267,107 @@ export class SqlWebhookStore implements WebhookStore {
     );
   }
 
-  dispatch(now: Date, limit: number): Promise<{ changes: number; deliveries: number } | null> {
+  claimWindows(now: Date, leaseUntil: Date, limit: number, windowLimit: number): Promise<ChangeWindow[]> {
     return withDatabaseErrors(async () => {
-      // Read without a lock (the write below moves the cursor only from where this found it), so
-      // that the dispatcher costs the database one statement when nothing waits and three when
-      // something does, rather than a transaction of eight round trips.
+      const claimed: {
+        id: number;
+        url: string;
+        events: string[] | null;
+        secret: string;
+        previous_secret: string | null;
+        previous_secret_expires_at: Date | null;
+        failing_since: Date | null;
+        sent_seq: string;
+      }[] = returned(await this.dataSource.query(CLAIM_WINDOWS_SQL, [now, leaseUntil, limit]));
+      if (claimed.length === 0) return [];
+      // Read once per distinct cursor: subscriptions that keep up share one.
+      const cursors = [...new Set(claimed.map((row) => String(row.sent_seq)))];
       const read: {
-        last_seq: string;
-        seq: string | null;
+        after: string;
+        seq: string;
         at: Date;
         type: string;
         person_id: number;
         admin: boolean;
-      }[] = await this.dataSource.query(
-        `SELECT w.last_seq, c.seq, c.at, c.type, c.person_id, coalesce(p.role = 'admin', false) AS admin
-         FROM webhook_dispatcher w
-         LEFT JOIN LATERAL (
-           SELECT seq, at, type, person_id FROM changes WHERE seq > w.last_seq ORDER BY seq LIMIT $1
-         ) c ON true
-         LEFT JOIN people p ON p.id = c.person_id
-         WHERE w.id = 1
-         ORDER BY c.seq`,
-        [limit],
-      );
-      const changes = read.filter((change) => change.seq !== null);
-      if (changes.length === 0) return { changes: 0, deliveries: 0 };
-      const subscriptions: { id: number; events: string[] | null; after_seq: string }[] =
-        await this.dataSource.query(
-          'SELECT id, events, after_seq FROM webhook_subscriptions WHERE disabled_at IS NULL',
-        );
-      const rows = {
-        subscription: [] as number[],
-        seq: [] as number[],
-        id: [] as string[],
-        type: [] as string[],
-        payload: [] as string[],
-      };
-      if (subscriptions.length > 0) {
-        const payloadOf = await this.payloads();
-        for (const change of changes) {
+      }[] = await this.dataSource.query(READ_WINDOWS_SQL, [cursors, windowLimit]);
+      const wire = await this.wire();
+      const payloads = new Map<number, string>();
+      return claimed.map((row): ChangeWindow => {
+        const subscriptionId = Number(row.id);
+        const after = String(row.sent_seq);
+        const mine = read.filter((change) => String(change.after) === after);
+        const changes: WindowChange[] = [];
+        for (const change of mine) {
           // Admins never appear (SPEC §1): their changes move the cursor and are sent to nobody.
           if (change.admin) continue;
+          if (row.events !== null && !row.events.includes(change.type)) continue;
           const seq = Number(change.seq);
-          let payload: string | null = null;
-          for (const subscription of subscriptions) {
-            if (seq <= Number(subscription.after_seq)) continue;
-            if (subscription.events !== null && !subscription.events.includes(change.type)) continue;
-            payload ??= payloadOf({
+          let payload = payloads.get(seq);
+          if (payload === undefined) {
+            payload = wire.payload({
               seq,
               at: change.at,
               type: change.type,
               personId: Number(change.person_id),
             });
-            rows.subscription.push(Number(subscription.id));
-            rows.seq.push(seq);
-            rows.id.push(`msg_${randomUUID().replaceAll('-', '')}`);
-            rows.type.push(change.type);
-            rows.payload.push(payload);
+            payloads.set(seq, payload);
           }
+          changes.push({ seq, type: change.type, messageId: wire.messageId(subscriptionId, seq), payload });
         }
-      }
-      const [written]: { moved: number; queued: number }[] = await this.dataSource.query(DISPATCH_SQL, [
-        read[0].last_seq,
-        changes[changes.length - 1].seq,
-        rows.subscription,
-        rows.seq,
-        rows.id,
-        rows.type,
-        rows.payload,
-        now,
-        DELIVERIES_CHANNEL,
+        return {
+          subscriptionId,
+          url: row.url,
+          secrets: secretsOf(row, now),
+          failingSince: row.failing_since,
+          leaseUntil,
+          changes,
+          throughSeq: mine.length === 0 ? Number(after) : Number(mine[mine.length - 1].seq),
+        };
+      });
+    });
+  }
+
+  recordWindow(window: ChangeWindow, record: WindowRecord): Promise<boolean> {
+    return withDatabaseErrors(async () => {
+      const { results } = record;
+      const [{ recorded }]: { recorded: number }[] = await this.dataSource.query(RECORD_WINDOW_SQL, [
+        window.subscriptionId,
+        window.leaseUntil,
+        window.throughSeq,
+        record.succeeded,
+        record.failingFrom,
+        record.disable?.reason ?? null,
+        record.disable?.at ?? null,
+        results.map((r) => r.change.seq),
+        results.map((r) => r.change.type),
+        results.map((r) => r.change.messageId),
+        results.map((r) => r.change.payload),
+        results.map((r) => r.outcome.status),
+        results.map((r) =>
+          r.attempt !== null &&
+          (r.outcome.status === 'failed' || (r.outcome.status === 'pending' && r.outcome.countsAsFailure))
+            ? 1
+            : 0,
+        ),
+        results.map((r) => (r.outcome.status === 'pending' ? r.outcome.nextAttemptAt : null)),
+        results.map((r) => r.attempt?.at ?? null),
+        results.map((r) => r.attempt?.statusCode ?? null),
+        results.map((r) => r.attempt?.durationMs ?? null),
+        results.map((r) => r.attempt?.error ?? null),
       ]);
-      return written.moved === 0 ? null : { changes: changes.length, deliveries: written.queued };
+      return recorded > 0;
     });
   }
 
   /** The directory's id never changes once migrated: read once, then every payload is made here. */
-  private payloads(): Promise<PayloadOf> {
-    this.payloadMaker ??= this.payloadOf(this.dataSource.manager).catch((error: unknown) => {
-      this.payloadMaker = null;
+  private wire(): Promise<WebhookWire> {
+    this.wireMaker ??= this.wireOf(this.dataSource.manager).catch((error: unknown) => {
+      this.wireMaker = null;
       throw error;
     });
-    return this.payloadMaker;
+    return this.wireMaker;
   }
+
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
     return withDatabaseErrors(async () => {
       const rows = returned(
@@ -405,12 +410,7 @@ export class SqlWebhookStore implements WebhookStore {
           messageId: row.message_id,
           url: row.url,
           payload: row.payload,
-          secrets:
-            row.previous_secret !== null &&
-            row.previous_secret_expires_at !== null &&
-            row.previous_secret_expires_at > now
-              ? [row.secret, row.previous_secret]
-              : [row.secret],
+          secrets: secretsOf(row, now),
           failures: row.failures,
           retryingSince: row.retrying_since,
           failingSince: row.failing_since,

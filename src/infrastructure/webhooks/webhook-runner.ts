@@ -1,3 +1,4 @@
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { DeliverWebhooks } from '../../application/webhooks/deliver-webhooks';
 import type { ClaimedDelivery } from '../../application/ports/webhook-store';
@@ -16,57 +17,92 @@ export interface WebhookRunnerOptions {
 const STOP_GRACE_MS = 2000;
 
 /**
- * Changes notified closer together than this are dispatched together. Under a PATCH load every
- * commit notifies; dispatching for each kept the runner looping on the database without pause.
+ * Changes notified closer together than this are followed together. Under a PATCH load every
+ * commit notifies; claiming windows for each kept the runner looping on the database without pause.
  */
-const DISPATCH_EVERY_MS = 25;
+const FOLLOW_EVERY_MS = 25;
 
 /**
- * Runs the webhook engine in the background of the service: dispatches changes, claims due
- * deliveries and sends them, at most `concurrency` at once, never on a request's path. It looks
- * for work when woken (a PostgreSQL notification, a send finished, a command of the tool ended)
- * and every `pollIntervalMs` otherwise, sooner when a retry falls due before that.
+ * Above this share of the event loop busy (over the last LOAD_SAMPLE_MS), the service is taken to
+ * be answering requests as fast as it can: deliveries are background work and take what the
+ * requests leave, one send at a time and one send slot every BUSY_SEND_EVERY_MS at most (about 500
+ * a second per instance; the rest waits behind the subscriptions' cursors, at no cost, and is
+ * sent at full concurrency once the load eases). docs/decisions.md, "Webhooks", says why.
+ */
+const BUSY_LOOP = 0.5;
+const LOAD_SAMPLE_MS = 250;
+const BUSY_SEND_EVERY_MS = 2;
+
+/** Subscriptions leased in one claim: each is a window of changes sent and recorded on its own. */
+const WINDOWS_PER_CLAIM = 16;
+
+/**
+ * Runs the webhook engine in the background of the service: claims the subscriptions behind the
+ * change log and sends their windows of changes, claims due retries and sends them, at most
+ * `concurrency` sends at once, never on a request's path. It looks for work when woken (a
+ * PostgreSQL notification, a send or window finished, a command of the tool ended) and every
+ * `pollIntervalMs` otherwise, sooner when a retry falls due before that.
  */
 export class WebhookRunner {
   private running = false;
   private loop: Promise<void> | null = null;
   private woken = false;
-  /** Whether changes may wait for the dispatcher: set by wake(), and by every poll. */
+  /** Whether changes may wait for a subscription: set by wake(), and by every poll. */
   private changesMayWait = true;
-  private lastDispatch = 0;
+  private lastFollow = 0;
   private wakeSleeper: (() => void) | null = null;
-  private dispatchTimer: NodeJS.Timeout | null = null;
+  private followTimer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<ClaimedDelivery, Promise<void>>();
+  /** Windows being sent; each holds send slots while its sends are in flight. */
+  private readonly windows = new Set<Promise<void>>();
+  /** Send slots taken by windows. */
+  private windowSends = 0;
+  /** Windows waiting for a slot, first come first served. */
+  private readonly slotWaiters: ((release: (() => void) | null) => void)[] = [];
   private readonly cancel = new AbortController();
   private failing = false;
+  private loadTimer: NodeJS.Timeout | null = null;
+  private busy = false;
 
   constructor(
     private readonly engine: DeliverWebhooks,
     private readonly options: WebhookRunnerOptions,
   ) {}
 
+  /** Sends allowed in flight now: all of them, or one while requests keep the service busy. */
+  private get concurrency(): number {
+    return this.busy ? 1 : this.options.concurrency;
+  }
+
   get sending(): number {
-    return this.inFlight.size;
+    return this.inFlight.size + this.windowSends;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    let last: EventLoopUtilization = performance.eventLoopUtilization();
+    this.loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      this.busy = performance.eventLoopUtilization(now, last).utilization >= BUSY_LOOP;
+      last = now;
+    }, LOAD_SAMPLE_MS);
+    this.loadTimer.unref();
     this.loop = this.run();
   }
 
   /**
    * Something may be waiting (changes or deliveries): look now rather than at the next poll, or
-   * DISPATCH_EVERY_MS after the last dispatch if that is later.
+   * FOLLOW_EVERY_MS after the last claim of windows if that is later.
    */
   wake(): void {
     this.changesMayWait = true;
-    const soonest = this.lastDispatch + DISPATCH_EVERY_MS - Date.now();
+    const soonest = this.lastFollow + FOLLOW_EVERY_MS - Date.now();
     if (soonest <= 0) {
       this.wakeForDeliveries();
     } else {
-      this.dispatchTimer ??= setTimeout(() => {
-        this.dispatchTimer = null;
+      this.followTimer ??= setTimeout(() => {
+        this.followTimer = null;
         this.wakeForDeliveries();
       }, soonest);
     }
@@ -86,11 +122,14 @@ export class WebhookRunner {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    if (this.dispatchTimer !== null) clearTimeout(this.dispatchTimer);
-    this.dispatchTimer = null;
+    if (this.loadTimer !== null) clearInterval(this.loadTimer);
+    if (this.followTimer !== null) clearTimeout(this.followTimer);
+    this.followTimer = null;
     this.wakeForDeliveries();
     await this.loop;
-    const sends = [...this.inFlight.values()];
+    // Windows waiting for a slot send nothing more: what they did not send is recorded due.
+    for (const waiter of this.slotWaiters.splice(0)) waiter(null);
+    const sends = [...this.inFlight.values(), ...this.windows];
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STOP_GRACE_MS);
@@ -107,14 +146,14 @@ export class WebhookRunner {
       this.woken = false;
       let nextDueInMs: number | null = null;
       try {
-        const sinceDispatch = Date.now() - this.lastDispatch;
+        const sinceFollow = Date.now() - this.lastFollow;
         if (
-          (this.changesMayWait && sinceDispatch >= DISPATCH_EVERY_MS) ||
-          sinceDispatch >= this.options.pollIntervalMs
+          (this.changesMayWait && sinceFollow >= FOLLOW_EVERY_MS) ||
+          sinceFollow >= this.options.pollIntervalMs
         ) {
           this.changesMayWait = false;
-          this.lastDispatch = Date.now();
-          await this.engine.dispatch();
+          this.lastFollow = Date.now();
+          await this.followChanges();
         }
         nextDueInMs = await this.claimAndSend();
         if (this.failing) this.options.logger.info('webhooks: the database answers again');
@@ -134,15 +173,72 @@ export class WebhookRunner {
     }
   }
 
+  /** Leases the subscriptions behind the change log and starts sending their windows. */
+  private async followChanges(): Promise<void> {
+    const windows = await this.engine.claimWindows(WINDOWS_PER_CLAIM);
+    for (const window of windows) {
+      const done = this.engine
+        .sendWindow(window, () => this.takeSlot(), this.cancel.signal)
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          // Not recorded: the lease runs out and the window is sent again, with the same ids.
+          this.options.logger.warn(
+            { err: error, subscription: window.subscriptionId },
+            'webhooks: recording a window failed',
+          );
+        })
+        .finally(() => {
+          this.windows.delete(done);
+          // The subscription may still be behind (a window holds at most so many changes).
+          if (this.running) this.wake();
+        });
+      this.windows.add(done);
+    }
+  }
+
+  /** A send slot for a window, once one is free; null once stopping. */
+  private takeSlot(): Promise<(() => void) | null> {
+    if (!this.running) return Promise.resolve(null);
+    if (this.sending < this.concurrency && this.slotWaiters.length === 0) {
+      return Promise.resolve(this.slotTaken());
+    }
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  private slotTaken(): () => void {
+    this.windowSends += 1;
+    const taken = performance.now();
+    let released = false;
+    const free = () => {
+      this.windowSends -= 1;
+      this.slotFreed();
+    };
+    return () => {
+      if (released) return;
+      released = true;
+      const early = this.busy && this.running ? BUSY_SEND_EVERY_MS - (performance.now() - taken) : 0;
+      if (early > 0) setTimeout(free, early);
+      else free();
+    };
+  }
+
+  /** A send ended: a waiting window takes the slot, or else the runner may claim retries. */
+  private slotFreed(): void {
+    const waiter = this.running && this.sending < this.concurrency ? this.slotWaiters.shift() : undefined;
+    if (waiter !== undefined) waiter(this.slotTaken());
+    else if (this.running) this.wakeForDeliveries();
+  }
+
   /** Starts sends for due deliveries; answers in how many ms the next one falls due, if known. */
   private async claimAndSend(): Promise<number | null> {
-    const room = this.options.concurrency - this.inFlight.size;
+    // Windows waiting for a slot come first: they hold leases.
+    const room = this.concurrency - this.sending - this.slotWaiters.length;
     if (room <= 0) return null;
     const claims = await this.engine.claim(room);
     for (const claim of claims) this.send(claim);
     if (claims.length === room) return 0;
     // A send in flight wakes the runner when it ends, and it asks then.
-    if (this.inFlight.size > 0) return null;
+    if (this.sending > 0) return null;
     return this.engine.msUntilNextDue();
   }
 
@@ -156,7 +252,7 @@ export class WebhookRunner {
       })
       .finally(() => {
         this.inFlight.delete(claim);
-        if (this.running) this.wakeForDeliveries();
+        this.slotFreed();
       });
     this.inFlight.set(claim, done);
   }

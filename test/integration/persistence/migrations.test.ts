@@ -61,6 +61,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'ChangeLog1767484800000',
         'Webhooks1767571200000',
         'MemberNumbersAndErasure1767657600000',
+        'WebhookSubscriptionCursors1767744000000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -98,6 +99,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'ChangeLog1767484800000',
           'Webhooks1767571200000',
           'MemberNumbersAndErasure1767657600000',
+          'WebhookSubscriptionCursors1767744000000',
         ]);
       } finally {
         await empty.dispose();
