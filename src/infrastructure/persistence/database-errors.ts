@@ -114,3 +114,20 @@ export async function withDatabaseErrors<T>(operation: () => Promise<T>): Promis
     throw translateDatabaseError(error);
   }
 }
+
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Runs a transaction again (up to `attempts` in all) when PostgreSQL broke a deadlock by aborting
+ * it: nothing of it was written, and the other side has gone on, so a second run finds the locks
+ * free. For writes whose rows others lock in more than one order.
+ */
+export async function retryOnDeadlock<T>(transaction: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      if (attempt >= attempts || driverError(error)?.code !== DEADLOCK_DETECTED) throw error;
+    }
+  }
+}

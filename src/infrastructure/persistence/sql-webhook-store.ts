@@ -12,7 +12,7 @@ import type {
   WindowChange,
   WindowRecord,
 } from '../../application/ports/webhook-store';
-import { withDatabaseErrors } from './database-errors';
+import { retryOnDeadlock, withDatabaseErrors } from './database-errors';
 import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
 import type { WebhookWire } from './webhook-payload';
 import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';
@@ -177,21 +177,26 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   removeSubscription(id: number): Promise<boolean> {
+    // Recording a window that disables the subscription locks it before its pending deliveries,
+    // the other order from a batch of outcomes: no one order suits both, so a deadlock with the
+    // rarer of the two (a 410 or three days of failures at that very moment) is run again.
     return withDatabaseErrors(() =>
-      this.dataSource.transaction(async (manager) => {
-        // Its deliveries locked first, by id, as the outcomes of attempts are written: the
-        // cascade below would otherwise lock them in its own order, and could deadlock with a
-        // batch of outcomes holding some of them.
-        await manager.query(
-          'SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id FOR UPDATE',
-          [id],
-        );
-        const [{ removed }] = await manager.query(
-          'WITH gone AS (DELETE FROM webhook_subscriptions WHERE id = $1 RETURNING id) SELECT count(*)::int AS removed FROM gone',
-          [id],
-        );
-        return removed > 0;
-      }),
+      retryOnDeadlock(() =>
+        this.dataSource.transaction(async (manager) => {
+          // Its deliveries locked first, by id, as the outcomes of attempts are written: the
+          // cascade below would otherwise lock them in its own order, and could deadlock with a
+          // batch of outcomes holding some of them.
+          await manager.query(
+            'SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id FOR UPDATE',
+            [id],
+          );
+          const [{ removed }] = await manager.query(
+            'WITH gone AS (DELETE FROM webhook_subscriptions WHERE id = $1 RETURNING id) SELECT count(*)::int AS removed FROM gone',
+            [id],
+          );
+          return removed > 0;
+        }),
+      ),
     );
   }
 

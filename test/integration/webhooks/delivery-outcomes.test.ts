@@ -134,4 +134,42 @@ describe.each(testDatabases)('outcomes of deliveries written together on $name',
     );
     expect(taken).toEqual({ status: 'pending', attempts: 0, logged: 1 });
   });
+
+  // Only PostgreSQL has concurrent sessions to deadlock.
+  (target.name === 'postgres' ? it : it.skip)(
+    'removes a subscription even when a window disabling it holds its row and waits for its deliveries',
+    async () => {
+      const { subscriptionId } = await claimed(3);
+      // The window record's order: the subscription's row first, then its pending deliveries.
+      const window = database.dataSource.createQueryRunner();
+      await window.startTransaction();
+      try {
+        await window.query('UPDATE webhook_subscriptions SET disabled_at = $2 WHERE id = $1', [
+          subscriptionId,
+          at(1),
+        ]);
+        const removed = store.removeSubscription(subscriptionId);
+        // The removal holds the deliveries and waits for the subscription's row.
+        for (let waited = 0; ; waited += 20) {
+          const [{ waiting }] = await database.dataSource.query(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM webhook_subscriptions%'",
+          );
+          if (waiting > 0) break;
+          if (waited > 10 * SECOND) throw new Error('the removal never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // PostgreSQL aborts the removal, which waited first, to break the cycle; it runs again.
+        await window.query(
+          "UPDATE webhook_deliveries SET status = 'failed' WHERE subscription_id = $1 AND status = 'pending'",
+          [subscriptionId],
+        );
+        await window.commitTransaction();
+        expect(await removed).toBe(true);
+        expect(await store.findSubscription(subscriptionId)).toBeNull();
+      } finally {
+        if (window.isTransactionActive) await window.rollbackTransaction();
+        await window.release();
+      }
+    },
+  );
 });
