@@ -157,24 +157,12 @@ async function sql(
   }
 }
 
-/** Created in DATA_DIR, it ends the wait of the Sleepy trap below. */
-const WAKE_SLEEPY = 'wake-sleepy';
-
-/**
- * A trigger for tests only: the person named Explode fails an import; Sleepy makes it wait three
- * seconds, or until the test creates WAKE_SLEEPY in the data directory (relative to which
- * PostgreSQL reads the path).
- */
+/** A trigger for tests only: the person named Explode fails an import, Sleepy makes it wait. */
 const TRAPS = `
   CREATE FUNCTION test_traps() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF NEW.first_name = 'Explode' THEN RAISE EXCEPTION 'exploded on purpose'; END IF;
-    IF NEW.first_name = 'Sleepy' THEN
-      FOR i IN 1..60 LOOP
-        EXIT WHEN pg_stat_file('${WAKE_SLEEPY}', true) IS NOT NULL;
-        PERFORM pg_sleep(0.05);
-      END LOOP;
-    END IF;
+    IF NEW.first_name = 'Sleepy' THEN PERFORM pg_sleep(3); END IF;
     RETURN NEW;
   END $$;
   CREATE TRIGGER test_traps BEFORE INSERT ON people FOR EACH ROW EXECUTE FUNCTION test_traps();`;
@@ -496,11 +484,9 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
       run.child.kill('SIGKILL');
 
       const started = performance.now();
-      writeFileSync(join(dataDir, WAKE_SLEEPY), '');
       expect((await waiting).status).toBe(200);
-      rmSync(join(dataDir, WAKE_SLEEPY));
-      // The statement running when it was killed ends (woken, or the trap's three seconds at
-      // most); then its transaction is rolled back and the requests go on.
+      // The statement running when it was killed ends (the trap's three seconds at most); then its
+      // transaction is rolled back and the requests go on.
       expect(performance.now() - started).toBeLessThan(4000);
       expect(await countPeople(service, token, 'Lastkilled')).toBe(0);
       expect((await runTool(['accounts', 'list'], { dataDir })).code).toBe(0);
