@@ -17,6 +17,7 @@ import { runCli } from '../../../src/cli/run-cli';
 import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
+import { migratedSnapshot } from '../../support/pglite-snapshot';
 import { copyMigratedDataDir } from '../../support/run-artifacts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -70,6 +71,15 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     chmodSync(parent, 0o755);
   });
   afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+  /**
+   * Opens a directory with no database yet, as the service would, but fills it from the run's
+   * snapshot rather than by initdb (seconds, the first test's subject): what these tests check is
+   * what happens to the directory before and after the database is made.
+   */
+  async function openNewDatabase(dataDir: string): Promise<Database> {
+    return openDatabase({ databaseUrl: null, dataDir, loadDataDir: await migratedSnapshot() });
+  }
 
   /**
    * parent/data holding a database made earlier (a copy of the run's migrated one: creating one is
@@ -131,7 +141,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     mkdirSync(dataDir, { mode: 0o777 });
     chmodSync(dataDir, 0o777);
 
-    const database = await openDatabase({ databaseUrl: null, dataDir });
+    const database = await openNewDatabase(dataDir);
     await database.close();
 
     expect(database.dataDir).toMatchObject({ created: true, tightened: true });
@@ -160,7 +170,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
     mkdirSync(dataDir, { mode: 0o700 });
     writeFileSync(join(dataDir, 'README'), 'the directory database', { mode: 0o644 });
 
-    const database = await openDatabase({ databaseUrl: null, dataDir });
+    const database = await openNewDatabase(dataDir);
     await database.close();
 
     expect(database.dataDir).toMatchObject({ created: true });
