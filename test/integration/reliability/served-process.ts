@@ -118,7 +118,9 @@ export function startService(main: string, env: Record<string, string>): Promise
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': only then has everything the process wrote been read, its last log
+    // line included ('exit' can come first, and a test reading `lines` then misses the end).
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const logged = (match: (line: Record<string, unknown>) => boolean) =>
     new Promise<Record<string, unknown>>((resolve) => {
