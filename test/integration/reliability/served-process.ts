@@ -17,14 +17,14 @@ const ROOT = join(__dirname, '../../..');
 
 export interface Seeded {
   token: string;
-  personId: number;
+  personIds: number[];
 }
 
-/** Migrates the database the service will use, and gives it a writer's key and one person. */
-export async function seedDirectory(options: {
-  databaseUrl: string | null;
-  dataDir?: string;
-}): Promise<Seeded> {
+/** Migrates the database the service will use, and gives it a writer's key and `people` people. */
+export async function seedDirectory(
+  options: { databaseUrl: string | null; dataDir?: string },
+  people = 1,
+): Promise<Seeded> {
   if (options.dataDir !== undefined && options.databaseUrl === null) {
     await copyMigratedDataDir(options.dataDir);
   }
@@ -47,12 +47,13 @@ export async function seedDirectory(options: {
     const { token } = await container
       .get(IssueKey)
       .execute({ accountId: account.personId, name: null, permissions: null, expiresInDays: null });
-    const person = newPerson({ firstName: 'Original' });
-    await container.get<PersonRepository>(TYPES.PersonRepository).insertMany([person]);
-    const [{ id }] = await database.dataSource.query('SELECT id FROM people WHERE first_name = $1', [
-      'Original',
-    ]);
-    return { token, personId: Number(id) };
+    const seeded = Array.from({ length: people }, () => newPerson({ firstName: 'Original' }));
+    await container.get<PersonRepository>(TYPES.PersonRepository).insertMany(seeded);
+    const rows: { id: string }[] = await database.dataSource.query(
+      'SELECT id FROM people WHERE first_name = $1 ORDER BY id',
+      ['Original'],
+    );
+    return { token, personIds: rows.map((row) => Number(row.id)) };
   } finally {
     await database.close();
   }
@@ -117,7 +118,9 @@ export function startService(main: string, env: Record<string, string>): Promise
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': only then has everything the process wrote been read, its last log
+    // line included ('exit' can come first, and a test reading `lines` then misses the end).
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const logged = (match: (line: Record<string, unknown>) => boolean) =>
     new Promise<Record<string, unknown>>((resolve) => {

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
-import { seedDirectory } from './served-process';
-import { serviceBuild } from '../../support/run-artifacts';
+import { copyMigratedDataDir, serviceBuild } from '../../support/run-artifacts';
 
 /** Runs the compiled service to its exit and answers what it printed. */
 function runToExit(
@@ -59,7 +58,8 @@ describe('start-up of the running service', () => {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('on a port already in use says so, exits 1, and neither lets the command line in nor keeps the data directory', async () => {
-    await seedDirectory({ databaseUrl: null, dataDir });
+    // A migrated directory is all the service needs to reach listening; no account or person.
+    await copyMigratedDataDir(dataDir);
     const port = (occupied.address() as { port: number }).port;
 
     const run = await runToExit(service.main, { PORT: String(port), DATA_DIR: dataDir });

@@ -93,6 +93,16 @@ describe.each(testDatabases)('webhook deliveries are durable on $name', (target)
     };
   }
 
+  /**
+   * The database of a test that never restarts: on PGlite in memory, from the run's snapshot,
+   * rather than a DATA_DIR copied and opened on disk (about half a second more, per open and close).
+   */
+  async function openOnce(): Promise<Database> {
+    const database = await openTestDatabase(target);
+    opened.push(database);
+    return database;
+  }
+
   it('loses nothing when the service restarts between a failed attempt and its retry', async () => {
     const clock = new FakeClock(new Date().toISOString());
     const receiver = await startReceiver((n) => ({ status: n === 1 ? 503 : 200 }));
@@ -132,8 +142,7 @@ describe.each(testDatabases)('webhook deliveries are durable on $name', (target)
     const clock = new FakeClock(new Date().toISOString());
     const receiver = await startReceiver();
     try {
-      const { first: database } = await openTwice();
-      if (target.url === null) opened.push(database);
+      const database = await openOnce();
       const dead = instance(database, target.url, clock);
       await dead.get(AddWebhook).execute({ url: receiver.url, events: null });
       await recordChange(dead, await addPerson(dead, database));
@@ -162,8 +171,7 @@ describe.each(testDatabases)('webhook deliveries are durable on $name', (target)
     const clock = new FakeClock(new Date().toISOString());
     const receiver = await startReceiver(() => ({ status: 200, delayMs: 8000 }));
     try {
-      const { first: database } = await openTwice();
-      if (target.url === null) opened.push(database);
+      const database = await openOnce();
       const service = instance(database, target.url, clock);
       await startConnections(service);
       await service.get(AddWebhook).execute({ url: receiver.url, events: null });
