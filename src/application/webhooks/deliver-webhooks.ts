@@ -1,11 +1,12 @@
 import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
-import type { WebhookSender } from '../ports/webhook-sender';
+import type { WebhookMessage, WebhookSender } from '../ports/webhook-sender';
 import type {
   ChangeWindow,
   ClaimedDelivery,
   DeliveryOutcome,
+  WebhookAttempt,
   WebhookStore,
   WindowChange,
   WindowResult,
@@ -25,6 +26,9 @@ export const LEASE_MS = SEND_TIMEOUT_MS * 6;
  * recorded as due at once, for the retry path.
  */
 const WINDOW_SENDS_FOR_MS = LEASE_MS / 2;
+
+/** Where a delivery stands in its retries, which decides what a failed attempt leads to. */
+type RetryState = Pick<ClaimedDelivery, 'failures' | 'retryingSince' | 'failingSince'>;
 
 /** Hands out the runner's send slots; null once the runner is stopping. */
 export type SendSlots = () => Promise<(() => void) | null>;
@@ -84,21 +88,33 @@ export class DeliverWebhooks {
     change: WindowChange,
     signal?: AbortSignal,
   ): Promise<WindowResult> {
-    const at = this.clock.now();
-    const result = await this.sender.send(
-      { url: window.url, messageId: change.messageId, payload: change.payload, secrets: window.secrets },
+    const message = {
+      url: window.url,
+      messageId: change.messageId,
+      payload: change.payload,
+      secrets: window.secrets,
+    };
+    // A first attempt: no failures yet, its three days counted from now.
+    const now = this.clock.now();
+    const tried = await this.attempt(
+      message,
+      { failures: 0, retryingSince: now, failingSince: window.failingSince },
       signal,
     );
-    const outcome = this.outcomeOf(
-      { failures: 0, retryingSince: at, failingSince: window.failingSince },
-      result.statusCode,
-      result.retryAfterMs,
-      signal?.aborted ?? false,
-    );
+    return { change, ...tried };
+  }
+
+  /** Sends once and judges the answer: the attempt as it is recorded, and what becomes of it. */
+  private async attempt(
+    message: WebhookMessage,
+    retrying: RetryState,
+    signal?: AbortSignal,
+  ): Promise<{ attempt: WebhookAttempt; outcome: DeliveryOutcome }> {
+    const at = this.clock.now();
+    const result = await this.sender.send(message, signal);
     return {
-      change,
       attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
-      outcome,
+      outcome: this.outcomeOf(retrying, result.statusCode, result.retryAfterMs, signal?.aborted ?? false),
     };
   }
 
@@ -125,17 +141,14 @@ export class DeliverWebhooks {
 
   /** Sends a claimed delivery and records the attempt; `signal` cancels it (shutdown). */
   async deliver(claim: ClaimedDelivery, signal?: AbortSignal): Promise<DeliveryOutcome> {
-    const at = this.clock.now();
-    const result = await this.sender.send(
-      { url: claim.url, messageId: claim.messageId, payload: claim.payload, secrets: claim.secrets },
-      signal,
-    );
-    const outcome = this.outcomeOf(claim, result.statusCode, result.retryAfterMs, signal?.aborted ?? false);
-    await this.store.finish(
-      claim,
-      { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
-      outcome,
-    );
+    const message = {
+      url: claim.url,
+      messageId: claim.messageId,
+      payload: claim.payload,
+      secrets: claim.secrets,
+    };
+    const { attempt, outcome } = await this.attempt(message, claim, signal);
+    await this.store.finish(claim, attempt, outcome);
     return outcome;
   }
 
@@ -145,7 +158,7 @@ export class DeliverWebhooks {
   }
 
   private outcomeOf(
-    claim: Pick<ClaimedDelivery, 'failures' | 'retryingSince' | 'failingSince'>,
+    claim: RetryState,
     statusCode: number | null,
     retryAfterMs: number | null,
     cancelled: boolean,
