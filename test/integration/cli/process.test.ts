@@ -123,7 +123,7 @@ describe('the built command-line tool, run as a process', () => {
   );
 
   // One command through npm: every command's FILE is resolved by the same rule (file-arguments.ts),
-  // and beside-the-service checks an export written where npm says the user was.
+  // and callerDirectory's unit test checks the directory npm's variables name.
   it('through npm from a subdirectory, reads a relative FILE there, not in the project folder', async () => {
     const dataDir = await existingDataDir();
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
