@@ -70,9 +70,10 @@ describe.each(testDatabases)('migrate on $name', (target) => {
   });
 
   it('undoes every migration and applies them again, twice, to the same schema', async () => {
-    // Migrated already (the run's snapshot on PGlite): applying them to an empty one is the test above.
-    const database = await openTestDatabase(target);
+    const empty = await openEmpty(target);
     try {
+      const [database] = empty.databases;
+      await migrate(database);
       for (let round = 0; round < 2; round += 1) {
         for (let i = 0; i < MIGRATIONS.length; i += 1) await database.dataSource.undoLastMigration();
         expect(await migrate(database)).toEqual(MIGRATIONS.map((migration) => migration.name));
@@ -82,7 +83,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         { n: 1 },
       ]);
     } finally {
-      await database.close();
+      await empty.dispose();
     }
   });
 
