@@ -1,3 +1,4 @@
+import './compile-cache';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

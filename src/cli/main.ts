@@ -1,3 +1,4 @@
+import '../compile-cache';
 import { callerDirectory } from './caller-directory';
 import { resolveFileArguments } from './file-arguments';
 import { runCli } from './run-cli';

@@ -79,16 +79,15 @@ describe('webhooks commands beside the running service on PGlite', () => {
       'TOOL_PASSWORD',
     ]);
     expect(account.code).toBe(0);
+    // Its person, from the line the tool prints (`accounts list` beside the service is the tool's
+    // own test's: test/integration/cli/beside-the-service.test.ts).
+    const personId = Number(/\(person (\d+),/.exec(account.stdout)?.[1]);
     const base = `http://127.0.0.1:${service.port}`;
     const key = await fetch(`${base}/keys`, {
       method: 'POST',
       headers: { Authorization: `Basic ${Buffer.from(`hooked:${PASSWORD}`).toString('base64')}` },
     });
     const { token } = (await key.json()) as { token: string };
-    const listed = (await tool(['accounts', 'list', '--json'])).stdout;
-    const personId = (JSON.parse(listed) as { username: string; person_id: number }[]).find(
-      (a) => a.username === 'hooked',
-    )?.person_id;
     const sent = Date.now();
     const patched = await fetch(`${base}/people/${personId}`, {
       method: 'PATCH',
