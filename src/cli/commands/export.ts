@@ -22,6 +22,7 @@ export const exportCommand: Command = {
     'person a line, to FILE or to standard output, with their `id` and `member_number`: edit it and',
     'import it again to bring the directory up to date (importing it unchanged changes nothing).',
     "Another directory takes the people without their ids (ids name this directory's people).",
+    "FILE holds members' contacts: it is made readable by its owner only (0600).",
     'Erased people, accounts and keys are not exported.',
     'Give a FILE when running through npm: npm writes its own header lines to standard output',
     '(or run npm run --silent cli -- export > FILE).',
@@ -36,9 +37,10 @@ export const exportCommand: Command = {
       return;
     }
     // Written beside the target and renamed at the end: an interrupted export never leaves a
-    // half-written file under the name a volunteer would import from.
+    // half-written file under the name a volunteer would import from. Private, whatever the umask:
+    // every member's contacts are in it (as people export-data's file is).
     const partial = `${file}.partial-${process.pid}`;
-    const stream = createWriteStream(partial);
+    const stream = createWriteStream(partial, { mode: 0o600 });
     const opened = new Promise<void>((resolve, reject) => {
       stream.once('open', () => resolve());
       stream.once('error', reject);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { openTestDatabase, testDatabases } from '../../support/databases';
@@ -33,11 +33,18 @@ describe.each(testDatabases)('export on $name', (target) => {
     const first = await cli(source, ['export']);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const path = tempPath('export.json');
-    expect(await cli(source, ['export', path])).toMatchObject({
-      code: 0,
-      stdout: `exported ${await countPeople(source)} people to ${path}\n`,
-    });
+    // Under the usual umask, which leaves new files readable by everyone.
+    const umask = process.umask(0o022);
+    try {
+      expect(await cli(source, ['export', path])).toMatchObject({
+        code: 0,
+        stdout: `exported ${await countPeople(source)} people to ${path}\n`,
+      });
+    } finally {
+      process.umask(umask);
+    }
     expect(readFileSync(path, 'utf8')).toBe(first.stdout);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
 
     // Ids are the directory's own: another directory takes the people without them.
     const withoutIds = (text: string) => (JSON.parse(text) as object[]).map((r) => ({ ...r, id: null }));

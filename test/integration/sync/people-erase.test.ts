@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import request from 'supertest';
 import type { NewMembership } from '../../../src/application/ports/person-repository';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
@@ -219,9 +219,14 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     ]);
     const path = tempPath('subject.json');
 
-    const result = await cli(t.database, ['people', 'export-data', String(holder.personId), path]);
+    // Under the usual umask, which leaves new files readable by everyone.
+    const umask = process.umask(0o022);
+    const result = await cli(t.database, ['people', 'export-data', String(holder.personId), path]).finally(
+      () => process.umask(umask),
+    );
 
     expect(result.stdout).toBe(`wrote what the directory holds about person ${holder.personId} to ${path}\n`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
     const data = JSON.parse(readFileSync(path, 'utf8'));
     expect(data.person).toMatchObject({
       id: holder.personId,
