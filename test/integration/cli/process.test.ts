@@ -50,7 +50,9 @@ describe('the built command-line tool, run as a process', () => {
     // cache directory (compile-cache.ts).
     const [major, minor] = process.versions.node.split('.').map(Number);
     const cache = join(home, '.cache/membership-directory/node-compile-cache');
-    expect(existsSync(cache) && readdirSync(cache).length > 0).toBe(major > 22 || (major === 22 && minor >= 1));
+    expect(existsSync(cache) && readdirSync(cache).length > 0).toBe(
+      major > 22 || (major === 22 && minor >= 1),
+    );
     expect(run(['accounts', 'create', '--help']).stdout).toContain('--password-env VAR');
 
     expect(run(['accounts', 'create', '--frobnicate'])).toEqual({
