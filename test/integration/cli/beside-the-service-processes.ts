@@ -11,8 +11,8 @@ import { personRecord } from './import-files';
 
 /*
  * The built service and the built tool run as processes on one embedded DATA_DIR, for the test
- * files about the tool beside the running service (beside-the-service*.test.ts). Embedded only:
- * those files are skipped in the PostgreSQL stage (TEST_DATABASES=postgres).
+ * files about the tool beside the running service (beside-the-service*.test.ts here and in
+ * ../webhooks). `embedded` tells whether the run includes PGlite (not TEST_DATABASES=postgres).
  */
 
 export const ROOT = join(__dirname, '../../..');
