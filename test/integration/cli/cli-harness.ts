@@ -30,12 +30,15 @@ export async function cli(
     /** The container the test itself uses on `database`: the tool then runs in it (one per process). */
     container?: Container;
     ttyStderr?: boolean;
+    /** The process's umask while the tool runs (0o022, the usual one, leaves new files readable by all). */
+    umask?: number;
   } = {},
 ): Promise<CliResult> {
   const stdout = capture();
   const stderr = capture();
   // A terminal, as far as the tool can tell: it then draws progress.
   if (options.ttyStderr) Object.assign(stderr.stream, { isTTY: true, columns: 100 });
+  const umask = options.umask === undefined ? undefined : process.umask(options.umask);
   const code = await runCli(argv, {
     database,
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
@@ -44,6 +47,8 @@ export async function cli(
     env: { BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...options.env },
     overrides: options.overrides,
     container: options.container,
+  }).finally(() => {
+    if (umask !== undefined) process.umask(umask);
   });
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: stdout.text(), stderr: stderr.text() };

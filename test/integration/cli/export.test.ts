@@ -33,16 +33,10 @@ describe.each(testDatabases)('export on $name', (target) => {
     const first = await cli(source, ['export']);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const path = tempPath('export.json');
-    // Under the usual umask, which leaves new files readable by everyone.
-    const umask = process.umask(0o022);
-    try {
-      expect(await cli(source, ['export', path])).toMatchObject({
-        code: 0,
-        stdout: `exported ${await countPeople(source)} people to ${path}\n`,
-      });
-    } finally {
-      process.umask(umask);
-    }
+    expect(await cli(source, ['export', path], { umask: 0o022 })).toMatchObject({
+      code: 0,
+      stdout: `exported ${await countPeople(source)} people to ${path}\n`,
+    });
     expect(readFileSync(path, 'utf8')).toBe(first.stdout);
     expect(statSync(path).mode & 0o777).toBe(0o600);
 

@@ -219,11 +219,9 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     ]);
     const path = tempPath('subject.json');
 
-    // Under the usual umask, which leaves new files readable by everyone.
-    const umask = process.umask(0o022);
-    const result = await cli(t.database, ['people', 'export-data', String(holder.personId), path]).finally(
-      () => process.umask(umask),
-    );
+    const result = await cli(t.database, ['people', 'export-data', String(holder.personId), path], {
+      umask: 0o022,
+    });
 
     expect(result.stdout).toBe(`wrote what the directory holds about person ${holder.personId} to ${path}\n`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
