@@ -17,9 +17,12 @@ const compileFunction = vm.compileFunction;
 const compiled = new Map();
 // The options Jest passes (jest-runtime's ModuleExecutor.compile); anything else goes to Node as is.
 const JEST_OPTIONS = new Set(['filename', 'importModuleDynamically', 'parsingContext']);
+// Off while V8 collects coverage (jest --coverage --coverageProvider v8): its ranges are offsets in
+// the compiled source, which the wrapper line here would shift.
+let enabled = true;
 
 vm.compileFunction = function compileWithCache(code, params = [], options = {}) {
-  if (!options.parsingContext || !Object.keys(options).every((key) => JEST_OPTIONS.has(key))) {
+  if (!enabled || !options.parsingContext || !Object.keys(options).every((key) => JEST_OPTIONS.has(key))) {
     return compileFunction.call(vm, code, params, options);
   }
   // The wrapper on a line of its own, and lineOffset -1: lines and columns as in the module.
@@ -41,4 +44,15 @@ vm.compileFunction = function compileWithCache(code, params = [], options = {}) 
   return script.runInContext(options.parsingContext);
 };
 
-module.exports = require('jest-runtime');
+const Runtime = require('jest-runtime').default;
+
+class CodeCacheRuntime extends Runtime {
+  constructor(config, environment, resolver, transformer, cacheFS, coverageOptions, ...rest) {
+    super(config, environment, resolver, transformer, cacheFS, coverageOptions, ...rest);
+    // One runtime per test file, and a worker runs its files one at a time.
+    enabled = !(coverageOptions?.collectCoverage && coverageOptions.coverageProvider === 'v8');
+  }
+}
+
+// jest-runner takes the module's default export, or the module itself when it has none.
+module.exports = CodeCacheRuntime;
