@@ -28,9 +28,9 @@ module.exports = {
   // timers: three workers at least. Two left about a quarter of two cores idle; a third filled it
   // (docs/performance.md, the test suite's fourth round).
   maxWorkers: Math.max(3, availableParallelism() - 1),
-  // The migrated PGlite every test database starts from (test/support/pglite-snapshot.ts).
   // Jest's runtime, with compiled code kept between the test files of a worker (the file says why).
   runtime: '<rootDir>/test/support/code-cache-runtime.js',
+  // The migrated PGlite every test database starts from (test/support/pglite-snapshot.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
