@@ -1,9 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { testDatabases } from '../../support/databases';
+import { openToOthers } from '../../support/file-modes';
 import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
@@ -18,15 +28,21 @@ async function existingDataDir(): Promise<string> {
   return directory;
 }
 
-function run(args: string[], env: Record<string, string> = {}, input = '') {
-  const result = spawnSync(process.execPath, [build.cli, ...args], {
-    cwd: ROOT,
-    input,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...env },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** The built tool, run to its end; `umask` is the process's while it runs (it inherits this one's). */
+function run(args: string[], env: Record<string, string> = {}, input = '', umask?: number) {
+  const saved = umask === undefined ? undefined : process.umask(umask);
+  try {
+    const result = spawnSync(process.execPath, [build.cli, ...args], {
+      cwd: ROOT,
+      input,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...env },
+      timeout: 60_000,
+    });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    if (saved !== undefined) process.umask(saved);
+  }
 }
 
 describe('the built command-line tool, run as a process', () => {
@@ -64,19 +80,27 @@ describe('the built command-line tool, run as a process', () => {
   });
 
   it('runs commands on an embedded database in DATA_DIR, failing with exit 1 and no stack trace', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'cli-process-'));
-    temporary.push(dataDir);
+    const parent = mkdtempSync(join(tmpdir(), 'cli-process-'));
+    temporary.push(parent);
+    chmodSync(parent, 0o755);
+    const dataDir = join(parent, 'nested', 'data');
 
+    // Under the usual umask, PGlite's initdb leaves its files readable by everyone.
     const created = run(
       ['accounts', 'create', '--username', 'ops', '--permissions', 'read'],
       { DATA_DIR: dataDir },
       'long password\n',
+      0o022,
     );
     expect(created).toMatchObject({
       code: 0,
       stderr: `created a new, empty embedded database in ${dataDir}; the service sees it only if it runs with this DATA_DIR too\n`,
     });
     expect(created.stdout).toMatch(/^created the account "ops"/);
+    // The database initdb made is the tool's user's alone (the rule's other cases, on databases
+    // started from the run's snapshot: persistence/private-data-dir.test).
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(openToOthers(dataDir)).toEqual([]);
 
     // A second process finds the first one's account, and fails on it in a line, without a stack
     // trace. (The list's table is accounts.test's; a missing FILE's message, import.test's.)

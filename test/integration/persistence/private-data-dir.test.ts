@@ -2,7 +2,6 @@ import {
   chmodSync,
   chownSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -17,29 +16,21 @@ import { runCli } from '../../../src/cli/run-cli';
 import { heldDataDirLock, LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { DataDirectoryNotPrivate } from '../../../src/infrastructure/persistence/private-data-dir';
+import { openToOthers } from '../../support/file-modes';
 import { migratedSnapshot } from '../../support/pglite-snapshot';
 import { copyMigratedDataDir } from '../../support/run-artifacts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-/** Every entry under the directory that group or others may read, write or enter, with its mode. */
-function openToOthers(directory: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(directory)) {
-    const entry = join(directory, name);
-    const stat = lstatSync(entry);
-    if (stat.isSymbolicLink()) continue;
-    if ((stat.mode & 0o077) !== 0) found.push(`${(stat.mode & 0o777).toString(8)} ${entry}`);
-    if (stat.isDirectory()) found.push(...openToOthers(entry));
-  }
-  return found;
-}
-
-/** A database written to, so that PostgreSQL creates new files after start, then closed. */
+/**
+ * A database written to, so that PostgreSQL creates new files after start, then closed; a new one
+ * starts from `loadDataDir` (see openNewDatabase).
+ */
 async function useDatabase(
   dataDir: string,
+  loadDataDir?: Blob,
 ): Promise<{ openWhileRunning: string[]; opened: Database['dataDir'] }> {
-  const database = await openDatabase({ databaseUrl: null, dataDir });
+  const database = await openDatabase({ databaseUrl: null, dataDir, ...(loadDataDir && { loadDataDir }) });
   try {
     await migrate(database);
     await database.dataSource.query('CREATE TABLE IF NOT EXISTS scratch (note text)');
@@ -74,8 +65,9 @@ onPosix('the embedded database directory is the service user’s alone', () => {
 
   /**
    * Opens a directory with no database yet, as the service would, but fills it from the run's
-   * snapshot rather than by initdb (seconds, the first test's subject): what these tests check is
-   * what happens to the directory before and after the database is made.
+   * snapshot rather than by initdb (5-8 s of CPU): what these tests check is what happens to the
+   * directory before and after the database is made. The files initdb makes are checked in
+   * cli/process.test, where the tool creates a database on its first run.
    */
   async function openNewDatabase(dataDir: string): Promise<Database> {
     return openDatabase({ databaseUrl: null, dataDir, loadDataDir: await migratedSnapshot() });
@@ -95,7 +87,7 @@ onPosix('the embedded database directory is the service user’s alone', () => {
   it('creates a missing DATA_DIR 0700, and nothing in it is open to others, files made after start included; says whether it created the database', async () => {
     const dataDir = join(parent, 'nested', 'data');
 
-    const first = await useDatabase(dataDir);
+    const first = await useDatabase(dataDir, await migratedSnapshot());
     expect(first.opened).toEqual({ path: dataDir, created: true, tightened: false });
     expect(mode(dataDir)).toBe(0o700);
     expect(first.openWhileRunning).toEqual([]);
