@@ -238,8 +238,8 @@ export async function webhookBench(): Promise<void> {
       [
         '',
         `Webhooks on PostgreSQL (${PEOPLE} people; a receiver on loopback answering 204)`,
-        describe('delivery latency, 1 instance ', one) + '   target p99 <= 1000 ms',
-        describe('delivery latency, 2 instances', two) + '   target p99 <= 1000 ms',
+        `${describe('delivery latency, 1 instance ', one)}   target p99 <= 1000 ms`,
+        `${describe('delivery latency, 2 instances', two)}   target p99 <= 1000 ms`,
         `PATCH/s with no subscriptions: ${rates.none.map((r) => r.toFixed(0)).join(', ')}; with 3: ${rates.three.map((r) => r.toFixed(0)).join(', ')} (${LOAD_CONNECTIONS} connections, ${LOAD_SECONDS} s each)`,
         `PATCH throughput with 3 subscriptions / none: ${(ratio * 100).toFixed(0)} %   target >= 80 %`,
         `deliveries received during the loads with 3: ${delivered.map((r) => r.toFixed(0)).join(', ')} a second (3 × PATCH/s asked)`,
