@@ -5,6 +5,7 @@ import pg from 'pg';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
+import { NODE_FLAGS } from '../../support/run-artifacts';
 import {
   countPeople,
   embedded,
@@ -115,7 +116,7 @@ import {
       await Promise.all(sessions.slice(1).map((client) => client.end()));
 
       // A second service on the same directory is refused, and the first keeps serving.
-      const second = spawnSync(process.execPath, [serviceMain()], {
+      const second = spawnSync(process.execPath, [...NODE_FLAGS, serviceMain()], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0' },
         encoding: 'utf8',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { testDatabases } from '../../support/databases';
-import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
+import { migratedDataDir, NODE_FLAGS, serviceBuild } from '../../support/run-artifacts';
 import { type ServedProcess, startService } from '../reliability/served-process';
 import { personRecord } from './import-files';
 
@@ -85,7 +85,7 @@ export function startTool(
   args: string[],
   options: { dataDir: string; cwd?: string; input?: string; env?: Record<string, string> },
 ): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, [build.cli, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, build.cli, ...args], {
     cwd: options.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH ?? '',

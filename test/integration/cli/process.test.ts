@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { testDatabases } from '../../support/databases';
 import { openToOthers } from '../../support/file-modes';
-import { migratedDataDir, serviceBuild } from '../../support/run-artifacts';
+import { migratedDataDir, NODE_FLAGS, serviceBuild } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
 const postgresUrl = testDatabases.find((target) => target.name === 'postgres')?.url ?? null;
@@ -32,7 +32,7 @@ async function existingDataDir(): Promise<string> {
 function run(args: string[], env: Record<string, string> = {}, input = '', umask?: number) {
   const saved = umask === undefined ? undefined : process.umask(umask);
   try {
-    const result = spawnSync(process.execPath, [build.cli, ...args], {
+    const result = spawnSync(process.execPath, [...NODE_FLAGS, build.cli, ...args], {
       cwd: ROOT,
       input,
       encoding: 'utf8',

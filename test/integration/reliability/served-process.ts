@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
 import { type Database, migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { newPerson, TEST_PASSWORD, uniqueName } from '../../support/app';
-import { copyMigratedDataDir } from '../../support/run-artifacts';
+import { copyMigratedDataDir, NODE_FLAGS } from '../../support/run-artifacts';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -84,7 +84,7 @@ export interface ServedProcess {
 
 /** Starts the compiled service on a free port and resolves once it listens. */
 export function startService(main: string, env: Record<string, string>): Promise<ServedProcess> {
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, main], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', BCRYPT_COST: '4', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

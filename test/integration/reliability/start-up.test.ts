@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
-import { copyMigratedDataDir, serviceBuild } from '../../support/run-artifacts';
+import { copyMigratedDataDir, NODE_FLAGS, serviceBuild } from '../../support/run-artifacts';
 
 /** Runs the compiled service to its exit and answers what it printed. */
 function runToExit(
@@ -13,7 +13,7 @@ function runToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, main], {
       env: { PATH: process.env.PATH ?? '', BCRYPT_COST: '4', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
