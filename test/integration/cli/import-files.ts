@@ -1,9 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 let files = 0;
 const directory = mkdtempSync(join(tmpdir(), 'cli-import-'));
+// Each test file has its own copy of this module, and so its own directory, gone after its tests.
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Writes text (or a value as JSON) to a new temporary file and answers its path. */
 export function tempFile(content: unknown, name = 'people.json'): string {

@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readJsonArray } from '../../../src/cli/person-file/read-json-array';
 
 const directory = mkdtempSync(join(tmpdir(), 'read-json-array-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 let files = 0;
 
 function file(content: string | Buffer): string {
