@@ -31,9 +31,9 @@ function compile(outDir: string): void {
  * Node's options for the processes tests start from the build (services, tools). With
  * `--liftoff-only`, V8 compiles PGlite's WebAssembly once, with its baseline compiler, and not the
  * hot functions again with its optimising one: a process that lives seconds never repays that
- * second compile (a service's start on a migrated DATA_DIR: 4.1 s of CPU, 2.6 s with it, on Node
- * 20; 5.7 s and 2.9 s on Node 24). The program is the same; the service users run keeps the
- * default, for it lives for weeks. docs/performance.md has the measurements.
+ * second compile (a service's start on a migrated DATA_DIR: 3.7-4.4 s of CPU, 2.5-2.6 s with it,
+ * on Node 20; 4.5-5.8 s and 2.4-2.9 s on Node 24). The program is the same; the service users run
+ * keeps the default, for it lives for weeks. docs/performance.md has the measurements.
  */
 export const NODE_FLAGS = ['--liftoff-only'];
 

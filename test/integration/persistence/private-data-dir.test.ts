@@ -30,7 +30,7 @@ async function useDatabase(
   dataDir: string,
   loadDataDir?: Blob,
 ): Promise<{ openWhileRunning: string[]; opened: Database['dataDir'] }> {
-  const database = await openDatabase({ databaseUrl: null, dataDir, ...(loadDataDir && { loadDataDir }) });
+  const database = await openDatabase({ databaseUrl: null, dataDir, loadDataDir });
   try {
     await migrate(database);
     await database.dataSource.query('CREATE TABLE IF NOT EXISTS scratch (note text)');
