@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document';
+import type { Operation } from '../../src/http/openapi/openapi-types';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../support/app';
 import { testDatabases } from '../support/databases';
 import { type ShownAnswer, SwaggerUiPage } from './swagger-ui-page';
@@ -146,7 +147,7 @@ if (!hasChromium) {
     expect(problems).toEqual([]);
   });
 
-  it('runs every operation from the page: Authorize, Try it out, Execute, and shows its answer', async () => {
+  it('runs operations from the page: Authorize, Try it out, Execute, and shows their answers', async () => {
     const lastName = uniqueName('Herschel');
     const [personId] = await t.addPeople([
       newPerson({
@@ -204,57 +205,28 @@ if (!hasChromium) {
     expectShown(form, '200');
     expect(json(form)).toMatchObject({ id: personId, first_name: 'Caroline', chat_id: 'U0CH1' });
 
-    // The two updates are in the feed, with the person as they are now.
-    const changes = await run('Changes', 'listChanges', { parameters: { query: { limit: '1000' } } });
-    expectShown(changes, '200');
-    expect(changes.headers).toMatch(/ratelimit: "\d+-in-1min"/);
-    const ours = (json(changes).changes as { type: string; person_id: number; person: unknown }[]).filter(
-      (change) => change.person_id === personId,
-    );
-    expect(ours.map((change) => change.type)).toContain('person.updated');
-    expect(ours.at(-1)?.person).toMatchObject({ id: personId, first_name: 'Caroline' });
-
     const issued = await run('Keys', 'issueKey');
     expectShown(issued, '201');
     expect(json(issued).token).toMatch(/^mdk_/);
 
-    const list = await run('Keys', 'listKeys');
-    expectShown(list, '200');
-    expect(json(list)).toHaveLength(2);
+    const probe = await run('Service', 'liveness');
+    expectShown(probe, '200');
+    expect(json(probe)).toEqual({ status: 'ok' });
 
-    const revokeOther = await run('Keys', 'revokeKey', {
-      parameters: { path: { id: String(json(issued).id) } },
-    });
-    expectShown(revokeOther, '200');
-    expect(json(revokeOther).id).toBe(json(issued).id);
-
-    // Last of the bearer operations: it revokes the token the page was given.
-    const revokeSelf = await run('Keys', 'revokeCurrentKey');
-    expectShown(revokeSelf, '200');
-
-    for (const operationId of ['liveness', 'readiness']) {
-      const probe = await run('Service', operationId);
-      expectShown(probe, '200');
-      expect(json(probe)).toEqual({ status: 'ok' });
-    }
-    const metrics = await run('Service', 'metrics');
-    expectShown(metrics, '200');
-    expect(metrics.body).toMatch(/http_requests_total/);
-    const description = await run('Service', 'openApiDocument');
-    expectShown(description, '200');
-    expect(json(description)).toMatchObject({ openapi: '3.1.0' });
-    const docsPage = await run('Service', 'docsPage');
-    expectShown(docsPage, '200');
-    expect(docsPage.body).toMatch(/swagger-ui/);
-    const asset = await run('Service', 'docsAsset', { parameters: { path: { file: 'docs-init.js' } } });
-    expectShown(asset, '200');
-    expect(asset.body).toMatch(/SwaggerUIBundle/);
-
-    // Every operation the document describes was tried: a new one needs its case above.
-    const documented = Object.values(buildOpenApiDocument().paths).flatMap((item) =>
-      Object.values(item).map((operation) => operation.operationId),
-    );
-    expect([...tried.keys()].sort()).toEqual(documented.sort());
+    // Each kind of input the document gives an operation was tried above: credentials of each
+    // scheme or none, each place of parameter, each type of body. That every operation can be
+    // called as the document describes it is documented-answers.test's, in-process: each one tried
+    // here costs Chromium about 2 s of CPU, mostly Swagger UI's own rendering.
+    const operations = Object.values(buildOpenApiDocument().paths).flatMap((item) => Object.values(item));
+    const kinds = (operation: Operation) => [
+      ...(operation.security.length === 0 ? ['no credentials'] : operation.security.flatMap(Object.keys)),
+      ...(operation.parameters ?? []).map((parameter) =>
+        'in' in parameter ? `${parameter.in} parameter` : '?',
+      ),
+      ...Object.keys(operation.requestBody?.content ?? {}).map((type) => `${type} body`),
+    ];
+    const triedKinds = operations.filter((operation) => tried.has(operation.operationId)).flatMap(kinds);
+    expect(new Set(triedKinds)).toEqual(new Set(operations.flatMap(kinds)));
     expect(problems).toEqual([]);
   }, 180_000);
 });

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { ChangeFeed } from '../../../src/application/ports/change-feed';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
+import type { Operation, Parameter } from '../../../src/http/openapi/openapi-types';
 import { MAX_ID, MAX_LIMIT } from '../../../src/http/ids';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
@@ -186,6 +187,73 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
       const revokeSelf = await bearer(request(t.app).delete('/keys'), first);
       expect(revokeSelf.status).toBe(200);
       docs.expectDocumented(revokeSelf, '/keys', 'delete');
+    });
+  });
+
+  describe('every operation, called only as the document describes it', () => {
+    // As a client made from the document calls it (Swagger UI's "Try it out", or a generated one):
+    // with the credentials its security requirement names and no others, its path parameters and
+    // its request body's example. An operation whose document lacks a requirement, a parameter or
+    // a usable example fails here. (The /docs browser test tries one operation of each kind of
+    // input in the page itself.)
+    it('succeeds, and one that names credentials refuses a request without them with 401', async () => {
+      const account = await t.createAccount({ permissions: ['read', 'write'] });
+      const key = await t.issueToken(account.username, account.password);
+      await t.issueToken(account.username, account.password, { name: 'other' });
+      const keys = await bearer(request(t.app).get('/keys'), key);
+      // The documented ids are examples; these name a person and a key that exist.
+      const ids: Record<string, number> = {
+        '/people/{id}': await addMember(),
+        '/keys/{id}': keys.body.find((listed: { name: string | null }) => listed.name === 'other').id,
+      };
+      const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+      );
+      // The operation that revokes the key it is called with goes last.
+      const revokesItsKey = (operation: Operation) => Number(operation.operationId === 'revokeCurrentKey');
+      operations.sort((a, b) => revokesItsKey(a.operation) - revokesItsKey(b.operation));
+
+      const called: string[] = [];
+      for (const { path, method, operation } of operations) {
+        const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const parameter = operation.parameters?.find(
+            (listed): listed is Parameter => 'in' in listed && listed.in === 'path' && listed.name === name,
+          );
+          expect(`${path}: ${name} ${parameter === undefined ? 'undocumented' : 'documented'}`).toBe(
+            `${path}: ${name} documented`,
+          );
+          const value =
+            ids[path] ?? (parameter?.schema.enum as unknown[] | undefined)?.[0] ?? parameter?.example;
+          return encodeURIComponent(String(value));
+        });
+        const send = (withCredentials: boolean) => {
+          let req = request(t.app)[method as 'get'](url);
+          // Any one requirement is enough: the first.
+          for (const scheme of Object.keys(withCredentials ? (operation.security[0] ?? {}) : {})) {
+            if (scheme === 'bearer') req = req.set('Authorization', `Bearer ${key}`);
+            else if (scheme === 'basic') req = req.auth(account.username, account.password);
+            else throw new Error(`${method} ${path}: no credentials for the scheme ${scheme}`);
+          }
+          const body = operation.requestBody?.content['application/json'];
+          const example = body?.example ?? Object.values(body?.examples ?? {})[0]?.value;
+          return example === undefined ? req : req.send(example as object);
+        };
+        if (operation.security.length > 0) {
+          const refused = await send(false);
+          expect(`${method} ${path} without credentials: ${refused.status}`).toBe(
+            `${method} ${path} without credentials: 401`,
+          );
+          docs.expectDocumented(refused, path, method);
+        }
+        const res = await send(true);
+        const succeeded = res.status >= 200 && res.status < 300;
+        expect(`${method} ${path}: ${res.status}`).toBe(
+          `${method} ${path}: ${succeeded ? res.status : 'a success'}`,
+        );
+        docs.expectDocumented(res, path, method);
+        called.push(operation.operationId);
+      }
+      expect(called).toHaveLength(operations.length);
     });
   });
 
