@@ -213,7 +213,6 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
       const revokesItsKey = (operation: Operation) => Number(operation.operationId === 'revokeCurrentKey');
       operations.sort((a, b) => revokesItsKey(a.operation) - revokesItsKey(b.operation));
 
-      const called: string[] = [];
       for (const { path, method, operation } of operations) {
         const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
           const parameter = operation.parameters?.find(
@@ -251,9 +250,7 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
           `${method} ${path}: ${succeeded ? res.status : 'a success'}`,
         );
         docs.expectDocumented(res, path, method);
-        called.push(operation.operationId);
       }
-      expect(called).toHaveLength(operations.length);
     });
   });
 
