@@ -7,6 +7,7 @@ import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document';
 import type { Operation } from '../../src/http/openapi/openapi-types';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../support/app';
 import { testDatabases } from '../support/databases';
+import { documentedOperations } from '../integration/docs/documented-answers';
 import { type ShownAnswer, SwaggerUiPage } from './swagger-ui-page';
 
 // Debian's headless shell (package chromium-headless-shell, built from the same source as its
@@ -217,7 +218,7 @@ if (!hasChromium) {
     // scheme or none, each place of parameter, each type of body. That every operation can be
     // called as the document describes it is documented-answers.test's, in-process: each one tried
     // here costs Chromium about 2 s of CPU, mostly Swagger UI's own rendering.
-    const operations = Object.values(buildOpenApiDocument().paths).flatMap((item) => Object.values(item));
+    const operations = documentedOperations(buildOpenApiDocument()).map(({ operation }) => operation);
     const kinds = (operation: Operation) => [
       ...(operation.security.length === 0 ? ['no credentials'] : operation.security.flatMap(Object.keys)),
       ...(operation.parameters ?? []).map((parameter) =>

@@ -11,6 +11,15 @@ import type {
 
 const BASE = 'urn:membership-directory:openapi';
 
+/** Every operation of the document, with its path and method, in the document's order. */
+export function documentedOperations(
+  document: OpenApiDocument,
+): { path: string; method: string; operation: Operation }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
 function isReference(value: object): value is Reference {
   return '$ref' in value;
 }

@@ -14,18 +14,17 @@ import type {
 } from '../../../src/http/openapi/openapi-types';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
+import { documentedOperations } from './documented-answers';
 import { servedRoutes } from './served-routes';
 import { openApiProblems } from './validate-openapi';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 function operations(document: OpenApiDocument): [string, Operation][] {
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]): [string, Operation] => [
-      `${method.toUpperCase()} ${path}`,
-      operation,
-    ]),
-  );
+  return documentedOperations(document).map(({ path, method, operation }): [string, Operation] => [
+    `${method.toUpperCase()} ${path}`,
+    operation,
+  ]);
 }
 
 /** A local `#/...` reference followed, or the object itself. */
