@@ -1,4 +1,9 @@
-export const PERMISSIONS = ['read', 'write'] as const;
+/**
+ * read: people data; write: change people; manage: the secretary's work over HTTP (import, erase,
+ * subject-access and whole-directory export; SPEC §9). Each is granted by its own name: none implies
+ * another.
+ */
+export const PERMISSIONS = ['read', 'write', 'manage'] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -1,10 +1,15 @@
 import type { Change } from './change-feed';
-export type ChangeType =
-  | 'person.created'
-  | 'person.updated'
-  | 'person.erased'
-  | 'membership.started'
-  | 'membership.ended';
+/** Every type of change the feed and webhooks carry (SPEC §7, §9), in the order documents list them. */
+export const CHANGE_TYPES = [
+  'person.created',
+  'person.updated',
+  'person.erased',
+  'person.removed',
+  'membership.started',
+  'membership.ending',
+  'membership.ended',
+] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
 /** Field names as the API spells them. */
 export type ChangedField =
   | 'first_name'

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import type { ChangeType } from '../ports/change-log';
+import { CHANGE_TYPES, type ChangeType } from '../ports/change-log';
 import { TYPES } from '../ports/tokens';
 import type { WebhookStore, WebhookSubscription } from '../ports/webhook-store';
 import { InvalidInput } from '../../domain/errors';
@@ -7,13 +7,7 @@ import { webhookUrlProblem } from '../../domain/webhook';
 import { newWebhookSecret } from './webhook-secret';
 
 /** Every change type a subscription can ask for (SPEC §7). */
-export const WEBHOOK_EVENT_TYPES: readonly ChangeType[] = [
-  'person.created',
-  'person.updated',
-  'person.erased',
-  'membership.started',
-  'membership.ended',
-];
+export const WEBHOOK_EVENT_TYPES: readonly ChangeType[] = CHANGE_TYPES;
 
 export interface AddWebhookInput {
   url: string;

@@ -14,7 +14,7 @@ export const webhooksAdd: Command = {
     'signature with it. Failed deliveries are retried for 3 days; 410 Gone disables at once.',
     'URL must be http or https without a user name or password; loopback and private',
     'addresses are allowed. Event types: person.created, person.updated, person.erased,',
-    'membership.started, membership.ended (default: all).',
+    'person.removed, membership.started, membership.ending, membership.ended (default: all).',
   ].join('\n'),
   options: {
     events: { type: 'string', value: 'TYPE,...', description: 'only these change types (comma-separated)' },

@@ -1,3 +1,4 @@
+import { CHANGE_TYPES } from '../../application/ports/change-log';
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
 import type { ApiKeyResponse } from '../api-key.mapper';
@@ -78,13 +79,6 @@ const Person = record<PersonJson>('A member of the directory. Admins never appea
   memberships: { type: 'array', items: schemaRef('Membership') },
 });
 
-const CHANGE_TYPES = [
-  'person.created',
-  'person.updated',
-  'person.erased',
-  'membership.started',
-  'membership.ended',
-];
 const CHANGED_FIELDS = [
   'first_name',
   'last_name',
@@ -106,10 +100,12 @@ const Change = record<ChangeJson>('One change of a person, in the order of `seq`
   at: { type: 'string', format: 'date-time', description: 'When the change was made.' },
   type: {
     type: 'string',
-    enum: CHANGE_TYPES,
+    enum: [...CHANGE_TYPES],
     description:
-      'person.created, person.updated (see fields), person.erased (person is null), and ' +
-      "membership.started / membership.ended as the calendar turns in the directory's time zone.",
+      'person.created, person.updated (see fields), person.erased (person is null), person.removed ' +
+      '(person is null: no longer in the directory without being erased, e.g. made an admin; delete ' +
+      "your copy), and membership.started / membership.ending / membership.ended as the calendar turns in the directory's time zone " +
+      '(membership.ending: RENEWAL_NOTICE_DAYS before a current membership ends).',
   },
   person_id: id('The person changed: the {id} of /people/{id}.'),
   fields: {

@@ -17,6 +17,7 @@ import { ChangeLog1767484800000 } from './migrations/1767484800000-change-log';
 import { MemberNumbersAndErasure1767657600000 } from './migrations/1767657600000-member-numbers-and-erasure';
 import { Webhooks1767571200000 } from './migrations/1767571200000-webhooks';
 import { WebhookSubscriptionCursors1767744000000 } from './migrations/1767744000000-webhook-subscription-cursors';
+import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000-removed-and-ending-changes';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   Webhooks1767571200000,
   MemberNumbersAndErasure1767657600000,
   WebhookSubscriptionCursors1767744000000,
+  RemovedAndEndingChanges1767830400000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */

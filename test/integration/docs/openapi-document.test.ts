@@ -185,7 +185,7 @@ describe('the OpenAPI document', () => {
     });
     expect(schemas.IssueKeyRequest.properties).toMatchObject({
       expires_in_days: { minimum: 1, maximum: 365 },
-      permissions: { items: { enum: ['read', 'write'] } },
+      permissions: { items: { enum: ['read', 'write', 'manage'] } },
     });
   });
 

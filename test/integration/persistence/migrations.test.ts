@@ -62,6 +62,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'Webhooks1767571200000',
         'MemberNumbersAndErasure1767657600000',
         'WebhookSubscriptionCursors1767744000000',
+        'RemovedAndEndingChanges1767830400000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
