@@ -1,14 +1,10 @@
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { ExportPeople } from '../../application/people/export-people';
 import type { Person } from '../../domain/person';
-import { CliFailure } from '../cli-errors';
 import type { Command } from '../command';
 import { toPersonRecord } from '../person-file/person-file-record';
+import { writePrivateFile } from '../private-file';
 import { printLine, writeText } from '../write-text';
-import { describeFileError } from './file-errors';
 
 // Records are gathered into chunks of about this size before a write: fewer, larger writes.
 const CHUNK_CHARACTERS = 64 * 1024;
@@ -36,30 +32,10 @@ export const exportCommand: Command = {
       await writeArray(io.stdout, (write) => exportPeople.execute({ write }));
       return;
     }
-    // Written beside the target and renamed at the end: an interrupted export never leaves a
-    // half-written file under the name a volunteer would import from. Private, whatever the umask:
-    // every member's contacts are in it (as people export-data's file is).
-    const partial = `${file}.partial-${process.pid}`;
-    const stream = createWriteStream(partial, { mode: 0o600 });
-    const opened = new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-    let people = 0;
-    try {
-      await opened;
-      people = await writeArray(stream, (write) => exportPeople.execute({ write }));
-      stream.end();
-      await finished(stream);
-      await rename(partial, file);
-    } catch (error) {
-      stream.destroy();
-      await rm(partial, { force: true });
-      // A file system error names its syscall; those of the database or the use case do not.
-      if (typeof error === 'object' && error !== null && 'syscall' in error)
-        throw new CliFailure(describeFileError(error, file, 'write'));
-      throw error;
-    }
+    // Private: every member's contacts are in it (as people export-data's file is).
+    const people = await writePrivateFile(file, (out) =>
+      writeArray(out, (write) => exportPeople.execute({ write })),
+    );
     printLine(io.stdout, `exported ${people} people to ${file}`);
   },
 };

@@ -1,16 +1,12 @@
 import { auditEntryJson } from './audit';
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import { ExportPersonData, type PersonData } from '../../application/people/export-person-data';
 import { TYPES } from '../../application/ports/tokens';
 import type { TokenService } from '../../application/ports/token-service';
-import { CliFailure } from '../cli-errors';
 import type { Command } from '../command';
 import { toPersonRecord } from '../person-file/person-file-record';
 import { parsePositiveInteger } from '../parse-values';
+import { writePrivateFile } from '../private-file';
 import { printLine, writeText } from '../write-text';
-import { describeFileError } from './file-errors';
 
 const NAME = 'people export-data';
 
@@ -36,16 +32,7 @@ export const peopleExportData: Command = {
       await writeText(io.stdout, text);
       return;
     }
-    const partial = `${file}.partial-${process.pid}`;
-    try {
-      const stream = createWriteStream(partial, { mode: 0o600 });
-      stream.end(text);
-      await finished(stream);
-      await rename(partial, file);
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw new CliFailure(describeFileError(error, file, 'write'));
-    }
+    await writePrivateFile(file, (out) => writeText(out, text));
     printLine(io.stdout, `wrote what the directory holds about person ${data.person.id} to ${file}`);
   },
 };
