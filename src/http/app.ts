@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import type { Database } from '../infrastructure/persistence/database';
 import { refuseOversizedBody } from './body-parsing';
 import { changesRouter } from './changes.routes';
+import { deskRouter } from './desk.routes';
 import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
@@ -91,6 +92,7 @@ export function createApp(container: Container): express.Express {
   app.use(metricsRouter(metrics));
   app.use(openApiRouter());
   app.use(docsRouter());
+  app.use(deskRouter());
   app.use(changesRouter(container));
   app.use(keysRouter(container));
 

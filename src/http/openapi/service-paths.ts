@@ -1,3 +1,4 @@
+import { DESK_ASSETS } from '../desk-files';
 import { DOCS_ASSET_FILES } from '../docs.routes';
 import { type OperationSpec, operation } from './operation';
 import type { Operation, Paths } from './openapi-types';
@@ -80,6 +81,43 @@ export function servicePaths(): Paths {
             'text/css': { schema: { type: 'string' } },
             'text/javascript': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+          }),
+        },
+        errors: [404],
+      }),
+    },
+    '/desk': {
+      get: open({
+        operationId: 'deskPage',
+        summary: "The secretary's page",
+        description:
+          'The membership desk in a browser (SPEC §9): sign in with a username and password, then ' +
+          'search, correct, renew, import, export and erase through this API with a key kept in the ' +
+          "page's memory. Built by npm run build into dist/desk; 404 when it was not built.",
+        responses: {
+          200: answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+        },
+        errors: [404],
+      }),
+    },
+    '/desk/assets/{file}': {
+      get: open({
+        operationId: 'deskAsset',
+        summary: "A file of the secretary's page",
+        description: 'The script and the stylesheet of /desk.',
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            description: 'The file name.',
+            schema: { type: 'string', enum: [...DESK_ASSETS] },
+          },
+        ],
+        responses: {
+          200: answer('The file.', {
+            'text/css': { schema: { type: 'string' } },
+            'text/javascript': { schema: { type: 'string' } },
           }),
         },
         errors: [404],

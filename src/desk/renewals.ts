@@ -1,0 +1,126 @@
+import { json, type Person } from './api';
+import { download, field, fill, h } from './dom';
+import { busy, Messages } from './messages';
+import { csvLine, currentUntil, firstContact, fullName, isoDate } from './people';
+import type { Session } from './session';
+
+const CSV_HEADER = [
+  'member_number',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'address',
+  'club',
+  'end_date',
+];
+
+/** The club of the current membership that ends last (the one to renew). */
+function clubOf(person: Person): string | null {
+  const until = currentUntil(person);
+  return (
+    person.memberships.find((membership) => membership.current && membership.end_date === until)?.club.name ??
+    null
+  );
+}
+
+/** Renewals: who is current today and stops being a member by the chosen date; the list as CSV. */
+export function renewalsView(session: Session): HTMLElement {
+  const messages = new Messages();
+  const before = field(
+    'Membership ending on or before',
+    { type: 'date', value: isoDate(new Date(), 1), required: true },
+    'Current members who stop being members by this date unless they renew.',
+  );
+  const show = h('button', { type: 'submit' }, 'Show who is ending');
+  const csvButton = h('button', { type: 'button', disabled: true }, 'Download the list as CSV');
+  const results = h('div', { class: 'results' });
+  let shown: { date: string; people: Person[] } | null = null;
+
+  async function list(): Promise<void> {
+    messages.clear();
+    const date = before.input.value;
+    if (date === '') {
+      messages.error(new Error('Choose a date first.'));
+      return;
+    }
+    const response = await session.call(`/people?${new URLSearchParams({ ending_before: date })}`);
+    const people = await json<Person[]>(response);
+    shown = { date, people };
+    csvButton.disabled = people.length === 0;
+    fill(
+      results,
+      h(
+        'h3',
+        {},
+        people.length === 1 ? `1 member ending by ${date}` : `${people.length} members ending by ${date}`,
+      ),
+      people.length === 0
+        ? null
+        : h(
+            'ul',
+            { class: 'people' },
+            people.map((person) =>
+              h(
+                'li',
+                {},
+                h('span', { class: 'name' }, fullName(person)),
+                h(
+                  'span',
+                  { class: 'details' },
+                  [
+                    person.member_number === null ? null : `no. ${person.member_number}`,
+                    firstContact(person, 'email'),
+                    `until ${currentUntil(person) ?? '?'}`,
+                  ]
+                    .filter((part) => part !== null)
+                    .join(' · '),
+                ),
+              ),
+            ),
+          ),
+    );
+  }
+
+  csvButton.addEventListener('click', () => {
+    if (shown === null) return;
+    const lines = [
+      csvLine(CSV_HEADER),
+      ...shown.people.map((person) =>
+        csvLine([
+          person.member_number,
+          person.first_name,
+          person.last_name,
+          firstContact(person, 'email'),
+          firstContact(person, 'phone'),
+          firstContact(person, 'address'),
+          clubOf(person),
+          currentUntil(person),
+        ]),
+      ),
+    ];
+    const name = `renewals-before-${shown.date}.csv`;
+    download(name, new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv;charset=utf-8' }));
+    messages.info(`Downloaded ${name} (${shown.people.length} members).`);
+  });
+
+  return h(
+    'section',
+    { 'aria-labelledby': 'renewals-heading' },
+    h('h2', { id: 'renewals-heading', tabindex: -1 }, 'Renewals'),
+    h(
+      'form',
+      {
+        'aria-labelledby': 'renewals-heading',
+        onsubmit: (event) => {
+          event.preventDefault();
+          busy(show, list).catch((problem) => messages.error(problem, 'The list could not be read'));
+        },
+      },
+      before.wrapper,
+      h('div', { class: 'actions' }, show, csvButton),
+    ),
+    messages.element,
+    results,
+  );
+}

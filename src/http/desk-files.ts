@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** The files of the secretary's page that the service serves, as `npm run build` writes them. */
+export const DESK_PAGE = 'index.html';
+export const DESK_ASSETS = ['desk.js', 'desk.css'] as const;
+
+/**
+ * The project's root, the first directory up from here holding package.json: the same from the
+ * source (src/http) and from a build (dist/src/http, or a test run's build directory).
+ */
+export function projectRoot(from: string = __dirname): string {
+  let directory = from;
+  while (!existsSync(path.join(directory, 'package.json'))) {
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new Error(`no package.json above ${from}`);
+    directory = parent;
+  }
+  return directory;
+}
+
+/** Where `npm run build` writes the page and the service reads it: dist/desk under the project. */
+export function deskDirectory(): string {
+  return path.join(projectRoot(), 'dist', 'desk');
+}
