@@ -120,9 +120,15 @@ function permissionsNote(current: Session): HTMLElement {
             ),
           ),
         ),
-    missing.includes('manage')
-      ? h('p', { class: 'hint' }, 'An operator grants it with: npm run cli -- accounts grant USERNAME manage')
-      : null,
+    missing.length === 0
+      ? null
+      : h(
+          'p',
+          { class: 'hint' },
+          `An operator grants a permission on the server with ${missing
+            .map((permission) => `npm run cli -- accounts grant ${current.username} ${permission}`)
+            .join(' and ')}; then sign out and in again, for a key keeps the permissions it was issued with.`,
+        ),
   );
 }
 
