@@ -38,14 +38,19 @@ function when(iso: string): string {
 }
 
 /** A table that scrolls sideways on a narrow screen, reachable by keyboard to do so. */
-function table(caption: string, headings: string[], rows: (string | null)[][]): HTMLElement {
+function table(
+  caption: string,
+  headings: string[],
+  rows: (string | null)[][],
+  captionShown = true,
+): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
       {},
-      h('caption', {}, caption),
+      h('caption', { class: captionShown ? null : 'visually-hidden' }, caption),
       h(
         'thead',
         {},
@@ -168,6 +173,7 @@ export class PersonView {
               membership.end_date ?? 'open-ended',
               membershipStatus(membership, today),
             ]),
+            false,
           ),
       this.correction(person),
       this.history(),

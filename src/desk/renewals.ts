@@ -39,8 +39,12 @@ export function renewalsView(session: Session): HTMLElement {
 
   async function list(): Promise<void> {
     messages.clear();
+    fill(results, h('p', {}, 'Reading…'));
+    shown = null;
+    csvButton.disabled = true;
     const date = before.input.value;
     if (date === '') {
+      fill(results);
       messages.error(new Error('Choose a date first.'));
       return;
     }
@@ -114,7 +118,10 @@ export function renewalsView(session: Session): HTMLElement {
         'aria-labelledby': 'renewals-heading',
         onsubmit: (event) => {
           event.preventDefault();
-          busy(show, list).catch((problem) => messages.error(problem, 'The list could not be read'));
+          busy(show, list).catch((problem) => {
+            fill(results);
+            messages.error(problem, 'The list could not be read');
+          });
         },
       },
       before.wrapper,

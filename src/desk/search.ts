@@ -38,15 +38,21 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
 
   async function search(): Promise<void> {
     messages.clear();
+    // The last answer goes at once: results on screen always belong to the search in the form.
+    fill(results, h('p', {}, 'Searching…'));
     const rest: Record<string, string> = {};
     if (email.input.value.trim() !== '') rest.email = email.input.value.trim();
     if (number.input.value.trim() !== '') rest.member_number = number.input.value.trim();
     if (active.value !== '') rest.active = active.value;
+    // A name is looked for as a first name and as a last name at once (at most three searches,
+    // within the four unpaged searches a key may run together).
+    const answers = await Promise.all(
+      filtersFor(name.input.value.trim(), rest).map(async (filter) =>
+        json<Person[]>(await session.call(`/people?${new URLSearchParams(filter)}`)),
+      ),
+    );
     const found = new Map<number, Person>();
-    for (const filter of filtersFor(name.input.value.trim(), rest)) {
-      const response = await session.call(`/people?${new URLSearchParams(filter)}`);
-      for (const person of await json<Person[]>(response)) found.set(person.id, person);
-    }
+    for (const person of answers.flat()) found.set(person.id, person);
     const people = [...found.values()].sort((a, b) => a.id - b.id);
     fill(
       results,
@@ -94,7 +100,10 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
       'aria-label': 'Search people',
       onsubmit: (event) => {
         event.preventDefault();
-        busy(submit, search).catch((problem) => messages.error(problem, 'The search failed'));
+        busy(submit, search).catch((problem) => {
+          fill(results);
+          messages.error(problem, 'The search failed');
+        });
       },
     },
     name.wrapper,
