@@ -239,6 +239,22 @@ if (!hasChromium) {
     await page.close();
   });
 
+  it('returns to the sign-in form, saying why, when the service stops accepting the key', async () => {
+    const account = await t.createAccount({ permissions: ['read'] });
+    const page = await openDesk();
+    const issued = page.waitForResponse((answer) => answer.url() === `${origin}/keys`);
+    await signIn(page, account);
+    const { token } = await (await issued).json();
+    // Revoked elsewhere (another tab, an operator) while the page is open.
+    await request(t.app).delete('/keys').set('Authorization', `Bearer ${token}`).expect(200);
+    await page.getByLabel('Name', { exact: true }).fill('anyone');
+    await page.getByLabel('Name', { exact: true }).press('Enter');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await said(page, 'alert', /Signed out: the service no longer accepts the key \(401\)/);
+    await step(page, 'key-refused');
+    await page.close();
+  });
+
   it('says which permissions a read-only key lacks and offers nothing that needs them', async () => {
     const reader = await t.createAccount({ permissions: ['read'] });
     const person = await addPerson({ lastName: uniqueName('Readonly') });
