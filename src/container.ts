@@ -123,6 +123,8 @@ const RECENT_ACTIVITY_MS = 100;
  * behind at most two of them.
  */
 const TURNS_PER_KEY = 2;
+/** On PGlite, one statement at a time: pages and feed pages are read in parts of this many. */
+const PGLITE_PAGE_PART = 250;
 const WAITING_PER_KEY = 200;
 
 /** Adapters a caller may replace: tests freeze the clock or share a throttle. */
@@ -213,6 +215,7 @@ export function createContainer(
     streaming: {
       lane: new ConcurrencyLimit(1, { restWhile: othersWaiting }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
+      pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     },
     preparedLookups: database.kind === 'postgres',
   });
@@ -224,9 +227,12 @@ export function createContainer(
     .bind(TYPES.ApiKeyRepository)
     .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
-  container
-    .bind<ChangeFeed>(TYPES.ChangeFeed)
-    .toConstantValue(new TypeOrmChangeFeed(database.dataSource.manager, database.kind === 'postgres'));
+  container.bind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(
+    new TypeOrmChangeFeed(database.dataSource.manager, {
+      preparedPosition: database.kind === 'postgres',
+      pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
+    }),
+  );
   container
     .bind(TYPES.UnitOfWork)
     .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));
