@@ -42,6 +42,7 @@ import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secre
 import type { Config } from './config';
 import { keyRateLimit } from './http/rate-limit';
 import { RequestActivity } from './http/request-activity';
+import { KeyTurns } from './http/key-turns';
 import { StreamLimits } from './http/stream-limits';
 import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit';
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
@@ -83,6 +84,8 @@ export const APP = {
   Redis: Symbol.for('Redis'),
   /** KeyEventsListener on PostgreSQL, null on PGlite. */
   KeyEvents: Symbol.for('KeyEvents'),
+  /** KeyTurns: each key's requests served a few at a time (fair sharing). */
+  KeyTurns: Symbol.for('KeyTurns'),
   /** StreamLimits: the unpaged searches running in this process. */
   StreamLimits: Symbol.for('StreamLimits'),
   /** RequestActivity: the requests being served, to which streams give way. */
@@ -113,6 +116,16 @@ const WEBHOOK_POLL_MS = { postgres: 1000, pglite: 250 } as const;
 
 /** Streams give way to other requests while one has arrived or ended this recently. */
 const RECENT_ACTIVITY_MS = 100;
+
+/**
+ * Fair sharing (SPEC §4; docs/decisions.md, "Fair sharing between keys"): a key's requests are
+ * served two at a time and up to 200 more wait their turn, so that another key's lookup waits
+ * behind at most two of them.
+ */
+const TURNS_PER_KEY = 2;
+/** On PGlite, one statement at a time: pages and feed pages are read in parts of this many. */
+const PGLITE_PAGE_PART = 250;
+const WAITING_PER_KEY = 200;
 
 /** Adapters a caller may replace: tests freeze the clock or share a throttle. */
 export interface ContainerOverrides {
@@ -180,6 +193,9 @@ export function createContainer(
     stallTimeoutMs: overrides.streamStallTimeoutMs,
   });
   container.bind<StreamLimits>(APP.StreamLimits).toConstantValue(streams);
+  container
+    .bind<KeyTurns>(APP.KeyTurns)
+    .toConstantValue(new KeyTurns({ perKey: TURNS_PER_KEY, waitingPerKey: WAITING_PER_KEY }));
   const activity = new RequestActivity();
   container.bind<RequestActivity>(APP.RequestActivity).toConstantValue(activity);
   // Long streams read their batches after the first one at a time in this process, whatever the
@@ -199,6 +215,7 @@ export function createContainer(
     streaming: {
       lane: new ConcurrencyLimit(1, { restWhile: othersWaiting }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
+      pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     },
     preparedLookups: database.kind === 'postgres',
   });
@@ -210,9 +227,12 @@ export function createContainer(
     .bind(TYPES.ApiKeyRepository)
     .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
-  container
-    .bind<ChangeFeed>(TYPES.ChangeFeed)
-    .toConstantValue(new TypeOrmChangeFeed(database.dataSource.manager, database.kind === 'postgres'));
+  container.bind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(
+    new TypeOrmChangeFeed(database.dataSource.manager, {
+      preparedPosition: database.kind === 'postgres',
+      pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
+    }),
+  );
   container
     .bind(TYPES.UnitOfWork)
     .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));

@@ -9,6 +9,7 @@ export const paths = {
   cliMain: join(dist, 'src', 'cli', 'main.js'),
   baselineServer: join(__dirname, 'baseline-server.js'),
   slowStreams: join(__dirname, 'slow-streams.js'),
+  pageLoops: join(__dirname, 'page-loops.js'),
   peakRss: join(__dirname, 'peak-rss.js'),
   results: join(resolve(dist, '..'), 'bench-results'),
 };

@@ -1,4 +1,5 @@
 import type { LoadFigures } from './load-runner';
+import type { PageLoopFigures } from './page-loops';
 import { type Figures, SCENARIO_TITLES, type ScenarioName } from './scenarios';
 import type { SyncFigures } from './sync-run';
 
@@ -219,6 +220,39 @@ function slowStreamsRow(service: Figures, baseline: Figures | undefined): Row {
   };
 }
 
+function pageLoopsRow(service: Figures, baseline: Figures | undefined): Row {
+  if (service.kind !== 'page-loops') throw new Error('page_loops: unexpected figures');
+  const describe = (f: typeof service.pageLoops) => {
+    const under = (name: string, during: LoadFigures, loops: PageLoopFigures) =>
+      `${name}: p50 ${during.p50Ms} ms, p99 ${during.p99Ms} ms (×${(during.p99Ms / f.quiet.p99Ms).toFixed(2)}), ` +
+      `${during.requests} lookups; ${loops.pages} pages, ${loops.refused} refused, ${loops.failed} failed`;
+    return (
+      `quiet p50 ${f.quiet.p50Ms} ms, p99 ${f.quiet.p99Ms} ms; ` +
+      `${under('people pages', f.people, f.peopleLoops)}; ${under('change pages', f.changes, f.changesLoops)}`
+    );
+  };
+  const f = service.pageLoops;
+  const ratio = Math.max(f.people.p99Ms, f.changes.p99Ms) / f.quiet.p99Ms;
+  const base = baseline?.kind === 'page-loops' ? baseline.pageLoops : undefined;
+  // The loops must really have run, and every lookup answered.
+  const valid =
+    clean(f.quiet, f.people) &&
+    clean(f.quiet, f.changes) &&
+    f.people.requests > 0 &&
+    f.changes.requests > 0 &&
+    f.peopleLoops.pages > 0 &&
+    f.changesLoops.pages > 0;
+  return {
+    scenario: SCENARIO_TITLES.page_loops,
+    service: describe(f),
+    baseline: base ? describe(base) : '',
+    ratio,
+    p99Ratio: null,
+    target: 'p99 ≤ 3 × quiet p99',
+    result: verdict(ratio <= 3, valid),
+  };
+}
+
 function feedRow(service: Figures): Row {
   if (service.kind !== 'feed') throw new Error('changes_feed: unexpected figures');
   const f = service.feed;
@@ -294,6 +328,7 @@ export function rowsOf(run: RunResult, reference?: RunResult): Row[] {
       rows.push(fullListRow(figures.service, figures.baseline, reference?.scenarios.full_list?.service));
     else if (name === 'keys_storm') rows.push(stormRow(figures.service, figures.baseline));
     else if (name === 'slow_streams') rows.push(slowStreamsRow(figures.service, figures.baseline));
+    else if (name === 'page_loops') rows.push(pageLoopsRow(figures.service, figures.baseline));
     else if (name === 'changes_feed') rows.push(feedRow(figures.service));
     else rows.push(...loadRows(name, figures.service, figures.baseline, reference?.scenarios[name]?.service));
   }

@@ -4,6 +4,7 @@ import { Random } from './random';
 import { type FullListFigures, measureFullList } from './measure-full-list';
 import { type FeedFigures, followFeed } from './follow-feed';
 import type { ServerProcess } from './processes';
+import { type PageKind, type PageLoopFigures, startPageLoops } from './page-loops';
 import { type SlowStreamFigures, startSlowStreams } from './slow-streams';
 
 /** A server under test with what the scenarios need to address it. */
@@ -46,6 +47,14 @@ export interface StormFigures {
   guesses: LoadFigures;
 }
 
+export interface PageLoopsScenarioFigures {
+  quiet: LoadFigures;
+  people: LoadFigures;
+  peopleLoops: PageLoopFigures;
+  changes: LoadFigures;
+  changesLoops: PageLoopFigures;
+}
+
 export interface SlowStreamsScenarioFigures {
   quiet: LoadFigures;
   during: LoadFigures;
@@ -57,6 +66,7 @@ export type Figures =
   | { kind: 'full-list'; fullList: FullListFigures }
   | { kind: 'storm'; storm: StormFigures }
   | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures }
+  | { kind: 'page-loops'; pageLoops: PageLoopsScenarioFigures }
   | { kind: 'feed'; feed: FeedFigures };
 
 /** Changes the feed scenario follows (the target: 20,000 a second read). */
@@ -64,6 +74,11 @@ export const FEED_CHANGES = 100_000;
 
 /** Clients asking for the full list with one key at once: the service lets STREAMS_PER_KEY of them in. */
 const SLOW_STREAM_CLIENTS = 100;
+
+/** SPEC §4, fair sharing: one key's loops of the largest pages, of people and of changes. */
+const PAGE_LOOPS = 16;
+/** The other key: a chat bot's few lookups at a time, whose latency is the figure, not its throughput. */
+const PAGE_LOOKUP_CONNECTIONS = 4;
 
 export const SCENARIO_NAMES = [
   'email',
@@ -75,6 +90,7 @@ export const SCENARIO_NAMES = [
   'full_list',
   'keys_storm',
   'slow_streams',
+  'page_loops',
   'patch',
   'changes_feed',
 ] as const;
@@ -91,6 +107,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   full_list: 'full unpaged list',
   keys_storm: 'chat_id lookups during POST /keys storms',
   slow_streams: `chat_id lookups during ${SLOW_STREAM_CLIENTS} slow unpaged streams of one key`,
+  page_loops: `another key's chat_id lookups (${PAGE_LOOKUP_CONNECTIONS} connections) during ${PAGE_LOOPS} loops of pages of 1000 of one key`,
   patch: 'PATCH /people/:id',
   changes_feed: 'GET /changes, following 100,000 changes, pages of 1000',
 };
@@ -131,6 +148,7 @@ export function requestsOf(name: ScenarioName, target: Target, probes: Probes, s
     case 'chat_id':
     case 'keys_storm':
     case 'slow_streams':
+    case 'page_loops':
       return drawing(probes.chatIds, seed, byChatId(''));
     case 'chat_id_limit':
       return drawing(probes.chatIds, seed, byChatId('&limit=1'));
@@ -267,14 +285,56 @@ async function slowStreams(target: Target, settings: ScenarioSettings): Promise<
   }
 }
 
+/**
+ * Another key's chat_id lookups, a few at a time, alone; then while one key runs 16 loops of
+ * `GET /people?limit=1000`, then 16 of `GET /changes?limit=1000` (SPEC §4, fair sharing: the
+ * lookups' p99 within 3× of the quiet one, on either database).
+ */
+async function pageLoops(target: Target, settings: ScenarioSettings): Promise<PageLoopsScenarioFigures> {
+  const loopToken = await target.streamToken();
+  // A key's first use records last_used_at: a write, done before measuring.
+  await fetch(`${target.server.url}/people?limit=1`, { headers: { Authorization: `Bearer ${loopToken}` } });
+  const lookups = (seed: number, phase: Phase = 'measure') =>
+    throughput('page_loops', target, { ...settings, connections: PAGE_LOOKUP_CONNECTIONS }, phase, seed);
+  if (settings.warmupSeconds > 0) await lookups(1031, 'warm-up');
+  const quiet = await lookups(31);
+  const maxId = target.ids[target.ids.length - 1] ?? 1;
+  const during = async (kind: PageKind, seed: number) => {
+    const loops = startPageLoops(target.server.url, loopToken, kind, PAGE_LOOPS, maxId);
+    try {
+      // Under way before the lookups start.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const figures = await lookups(seed);
+      return { figures, loops: await loops.stop() };
+    } finally {
+      await loops.stop();
+    }
+  };
+  const people = await during('people', 32);
+  const changes = await during('changes', 33);
+  return {
+    quiet,
+    people: people.figures,
+    peopleLoops: people.loops,
+    changes: changes.figures,
+    changesLoops: changes.loops,
+  };
+}
+
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
 export function isThroughput(name: ScenarioName): boolean {
-  return name !== 'full_list' && name !== 'keys_storm' && name !== 'slow_streams' && name !== 'changes_feed';
+  return (
+    name !== 'full_list' &&
+    name !== 'keys_storm' &&
+    name !== 'slow_streams' &&
+    name !== 'page_loops' &&
+    name !== 'changes_feed'
+  );
 }
 
 /** Scenarios the baseline has nothing to compare with. */
 export function isServiceOnly(name: ScenarioName): boolean {
-  return name === 'changes_feed';
+  return name === 'changes_feed' || name === 'page_loops';
 }
 
 /** The scenario on one target, for those that are not throughput rounds. */
@@ -302,5 +362,6 @@ export async function runScenario(
   }
   if (name === 'slow_streams')
     return { kind: 'slow-streams', slowStreams: await slowStreams(target, settings) };
+  if (name === 'page_loops') return { kind: 'page-loops', pageLoops: await pageLoops(target, settings) };
   throw new Error(`${name} runs in throughput rounds`);
 }

@@ -7,6 +7,7 @@ import { APP } from '../container';
 import type { Account } from '../domain/account';
 import { Forbidden, Unauthenticated } from '../domain/errors';
 import type { Permission } from '../domain/permission';
+import type { KeyTurns } from './key-turns';
 
 const REALM = 'membership-directory';
 
@@ -69,13 +70,14 @@ function bearerToken(req: Request, res: Response): string {
 /**
  * The guard of every Bearer route, in the order SPEC §2 gives: authenticate the token (401), check
  * the permission the route needs, if any (401 naming it), count the request against its key's
- * rate limit (429). Only then does the route look at its path, body or headers, so a request
+ * rate limit (429), wait for the key's turn (KeyTurns). Only then does the route look at its path, body or headers, so a request
  * without valid credentials learns nothing about them. On success `res.locals.principal` holds who
  * is calling and `res.locals.keyId` the key used (read by the request log, even for a refusal).
  */
 export function bearerAuth(container: Container): (permission?: Permission) => RequestHandler {
   const authenticateKey = container.get(AuthenticateKey);
   const rateLimit = container.get<RequestHandler>(APP.KeyRateLimit);
+  const turns = container.get<KeyTurns>(APP.KeyTurns);
   return (permission) => async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;
@@ -91,7 +93,11 @@ export function bearerAuth(container: Container): (permission?: Permission) => R
       const missing = new Forbidden(`this key lacks the ${permission} permission`);
       throw refuseBearer(res, missing, 'insufficient_scope');
     }
-    await rateLimit(req, res, next);
+    // Then the key's turn (fair sharing between keys): its other requests may be ahead of it.
+    await rateLimit(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      turns.take(principal.keyId, res).then((taken) => taken && next(), next);
+    });
   };
 }
 

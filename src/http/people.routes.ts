@@ -14,6 +14,7 @@ import { streamJsonArray } from './json-array-stream';
 import type { RequestActivity } from './request-activity';
 import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
+import { giveBackTurn } from './key-turns';
 import { methodNotAllowed } from './method-not-allowed';
 import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
@@ -78,6 +79,9 @@ export function peopleRouter(container: Container): express.Router {
     // A stream, of which a key and the instance run only a few; a lookup's never counts (one
     // goes on as a stream only when it matched more people than a lookup reads at once).
     const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
+    // A stream has limits of its own (per key and per instance) and may last minutes: the key's
+    // other requests need not wait for it.
+    giveBackTurn(res);
     try {
       await streamJsonArray(res, output.people, (person) => person.json, streams.stallTimeoutMs);
     } finally {

@@ -1,3 +1,4 @@
+import { ConcurrencyLimit } from '../../src/infrastructure/persistence/concurrency-limit';
 import { TypeOrmChangeFeed } from '../../src/infrastructure/persistence/typeorm-change-feed';
 import { createRepositories } from '../../src/infrastructure/persistence/repositories';
 import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm-unit-of-work';
@@ -13,10 +14,15 @@ export function openTypeOrmAdapter(database: 'pglite' | 'postgres'): OpenAdapter
   if (target === undefined) return null;
   return async () => {
     const opened = await openTestDatabase(target);
+    // As the service runs them: on PGlite, pages read in parts (here of 2, so that every page of
+    // the contract is several parts), on PostgreSQL in one statement.
+    const pagePart = database === 'pglite' ? 2 : undefined;
     return {
-      repositories: createRepositories(opened.dataSource.manager),
+      repositories: createRepositories(opened.dataSource.manager, {
+        streaming: { lane: new ConcurrencyLimit(1), laterBatchSize: 2, pagePart },
+      }),
       unitOfWork: new TypeOrmUnitOfWork(opened.dataSource),
-      feed: new TypeOrmChangeFeed(opened.dataSource.manager),
+      feed: new TypeOrmChangeFeed(opened.dataSource.manager, { pagePart }),
       close: () => opened.close(),
     };
   };

@@ -46,7 +46,7 @@ export class ListChanges {
     const cursor = after === undefined ? null : decodeCursor(after);
     // One more than asked tells whether more are waiting. Rendered by the store: the page is
     // passed on as text, not built, mapped and serialised again (the read model).
-    const { position, changes } = await this.feed.renderedPage(
+    const { position, changes, cutShort } = await this.feed.renderedPage(
       cursor?.seq ?? 0,
       limit + 1,
       this.clock.today(),
@@ -79,6 +79,7 @@ export class ListChanges {
         }
         if (texts.length > 0) yield texts;
       }
+      if (cutShort?.()) page.hasMore = true;
       page.finished = true;
     }
     return {

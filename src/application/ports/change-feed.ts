@@ -30,6 +30,11 @@ export interface RenderedPage {
    * the rest; to be read once. A reader may stop early.
    */
   changes: AsyncIterable<RenderedChange[]>;
+  /**
+   * Once `changes` is read: whether the store ended the page before `limit` although more
+   * changes may follow (a page read in parts, cut where a prune overtook it).
+   */
+  cutShort?: () => boolean;
 }
 
 /** The read side of the change log (SPEC §7). */

@@ -126,12 +126,23 @@ export class TypeOrmChangeFeed implements ChangeFeed {
   /** Where the position is read (see PoolQueries): every list of people asks for it. */
   private readonly reads: PoolQueries;
 
+  private readonly pagePart: number | undefined;
+
   constructor(
     private readonly manager: EntityManager,
-    /** The position as a named prepared statement (PostgreSQL only, see PoolQueries). */
-    preparedPosition = false,
+    options: {
+      /** The position as a named prepared statement (PostgreSQL only, see PoolQueries). */
+      preparedPosition?: boolean;
+      /**
+       * Where the database runs one statement at a time (PGlite): a page larger than this is read
+       * in parts of this many, so that another key's lookup waits behind a part, never a whole
+       * page (SPEC §4, fair sharing).
+       */
+      pagePart?: number;
+    } = {},
   ) {
-    this.reads = new PoolQueries(manager, preparedPosition);
+    this.reads = new PoolQueries(manager, options.preparedPosition ?? false);
+    this.pagePart = options.pagePart;
   }
 
   position(): Promise<FeedPosition> {
@@ -177,12 +188,57 @@ export class TypeOrmChangeFeed implements ChangeFeed {
   }
 
   async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
+    const part = this.pagePart;
+    if (part !== undefined && limit > part) return this.renderedPageInParts(after, limit, today, part);
     // One statement, one snapshot, as for `page`; rows rather than one aggregate, so that the
     // texts reach node as they are, never inside a JSON document to parse, and as they are made.
     const batches = this.reads.stream<RenderedRow>(RENDERED_PAGE, [after, limit, today], true);
     const first = await withDatabaseErrors(() => batches.next());
     if (first.done) throw new Error('the feed statement answered no row');
     return { position: toPosition(first.value[0]), changes: renderedChanges(first.value, batches) };
+  }
+
+  /**
+   * The page as several statements of `part` changes each. Each reads the position again: should a
+   * prune have removed changes past the last one read meanwhile, the page ends there, as cut short
+   * (the next page, asked for from its cursor, is then 410), so that no change is ever skipped.
+   */
+  private async renderedPageInParts(
+    after: number,
+    limit: number,
+    today: string,
+    part: number,
+  ): Promise<RenderedPage> {
+    const read = (from: number, size: number) =>
+      withDatabaseErrors(() => this.reads.query<RenderedRow>(RENDERED_PAGE, [from, size, today], true));
+    const seqsOf = (rows: RenderedRow[]) =>
+      rows.filter((row) => row.seq !== null).map((row) => Number(row.seq));
+    const first = await read(after, Math.min(part, limit));
+    let cutShort = false;
+    async function* rest(): AsyncGenerator<RenderedRow[]> {
+      let rows = first;
+      let asked = Math.min(part, limit);
+      let left = limit;
+      for (;;) {
+        const seqs = seqsOf(rows);
+        left -= seqs.length;
+        // A short part is the end of the feed; a full one may have more behind it.
+        if (seqs.length < asked || left === 0) return;
+        const last = seqs[seqs.length - 1];
+        asked = Math.min(part, left);
+        rows = await read(last, asked);
+        if (toPosition(rows[0]).prunedThrough > last) {
+          cutShort = true;
+          return;
+        }
+        yield rows;
+      }
+    }
+    return {
+      position: toPosition(first[0]),
+      changes: renderedChanges(first, rest()),
+      cutShort: () => cutShort,
+    };
   }
 
   prune(before: Date): Promise<number> {

@@ -84,6 +84,12 @@ export interface StreamSharing {
   lane: ConcurrencyLimit;
   /** People per batch after the first: what a lookup may have to wait behind. */
   laterBatchSize: number;
+  /**
+   * Where the database runs one statement at a time (PGlite): a page larger than this is read in
+   * parts of this many, so that another key's lookup waits behind a part, never a whole page of
+   * 1000 (SPEC §4, fair sharing). Absent: a page is one statement.
+   */
+  pagePart?: number;
 }
 
 /**
@@ -129,9 +135,25 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
-    return withDatabaseErrors(() =>
-      this.selectRendered(this.condition(query, query.after), query.today, limit, isLookup(query.filter)),
-    );
+    const lookup = isLookup(query.filter);
+    const part = this.sharing?.pagePart;
+    if (lookup || part === undefined || limit <= part) {
+      return withDatabaseErrors(() =>
+        this.selectRendered(this.condition(query, query.after), query.today, limit, lookup),
+      );
+    }
+    return withDatabaseErrors(async () => {
+      const found: RenderedPerson[] = [];
+      let after = query.after;
+      while (found.length < limit) {
+        const size = Math.min(part, limit - found.length);
+        const rows = await this.selectRendered(this.condition(query, after), query.today, size, false);
+        found.push(...rows);
+        if (rows.length < size) break;
+        after = rows[rows.length - 1].id;
+      }
+      return found;
+    });
   }
 
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {

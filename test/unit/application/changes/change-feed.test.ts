@@ -147,3 +147,28 @@ describe('TakeChangesCursor', () => {
     expect(decodeCursor(later).seq).toBe(decodeCursor(together[0]).seq + 1);
   });
 });
+
+describe('a page the store cut short', () => {
+  it('says more may follow, from the last change it read, so that the next page tells of the prune', async () => {
+    const clock = new FakeClock('2025-03-15T12:00:00Z');
+    const cut: ChangeFeed = {
+      position: async () => ({ directoryId: DIRECTORY, prunedThrough: 0, latest: 9 }),
+      renderedPage: async () => ({
+        position: { directoryId: DIRECTORY, prunedThrough: 0, latest: 9 },
+        changes: (async function* () {
+          yield [
+            { seq: 1, json: '{"seq":1}' },
+            { seq: 2, json: '{"seq":2}' },
+          ];
+        })(),
+        cutShort: () => true,
+      }),
+      page: async () => ({ position: { directoryId: DIRECTORY, prunedThrough: 0, latest: 9 }, changes: [] }),
+      prune: async () => 0,
+    };
+    const page = await listed(new ListChanges(cut, clock).execute({ limit: 5 }));
+    expect(page.changes).toEqual(['{"seq":1}', '{"seq":2}']);
+    expect(page.hasMore).toBe(true);
+    expect(decodeCursor(page.cursor)).toEqual({ directoryId: DIRECTORY, seq: 2 });
+  });
+});
