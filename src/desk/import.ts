@@ -24,6 +24,9 @@ interface ImportAnswer {
   }[];
 }
 
+// POST /imports takes up to 10 MiB (IMPORT-API.md).
+const MAX_IMPORT_BYTES = 10 * 2 ** 20;
+
 /** The media type POST /imports is told: by the file's name, else by its first character. */
 async function contentTypeOf(file: File): Promise<string> {
   const name = file.name.toLowerCase();
@@ -117,6 +120,11 @@ export function importView(session: Session): HTMLElement {
 
   async function send(dryRun: boolean): Promise<ImportAnswer> {
     if (file === null) throw new Error('Choose a roster file first.');
+    // Said before sending 10 MiB for the service to refuse (413).
+    if (file.size > MAX_IMPORT_BYTES)
+      throw new Error(
+        `${file.name} is ${(file.size / 2 ** 20).toFixed(1)} MiB: an import may be 10 MiB at most.`,
+      );
     const query = new URLSearchParams();
     if (dryRun) query.set('dry_run', 'true');
     if (removeMissing.checked) query.set('remove_missing', 'true');
