@@ -19,7 +19,11 @@ export function projectRoot(from: string = __dirname): string {
   return directory;
 }
 
-/** Where `npm run build` writes the page and the service reads it: dist/desk under the project. */
+/**
+ * Where `npm run build` writes the page and the service reads it: dist/src/desk, beside the
+ * compiled service (tsc makes dist/src of src, esbuild dist/src/desk of src/desk), so that an
+ * install of dist/src alone, such as a container image, holds it.
+ */
 export function deskDirectory(): string {
-  return path.join(projectRoot(), 'dist', 'desk');
+  return path.join(projectRoot(), 'dist', 'src', 'desk');
 }

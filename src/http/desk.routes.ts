@@ -26,7 +26,7 @@ export const DESK_CONTENT_SECURITY_POLICY = [
   "trusted-types 'none'",
 ].join('; ');
 
-/** GET /desk: the secretary's page (SPEC §9), built by `npm run build` into dist/desk. */
+/** GET /desk: the secretary's page (SPEC §9), built by `npm run build` into dist/src/desk. */
 export function deskRouter(directory: string = deskDirectory()): express.Router {
   const router = express.Router();
 

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import request from 'supertest';
-import { buildDesk } from '../../scripts/desk/build-desk';
 import type { NewPerson } from '../../src/application/ports/person-repository';
 import { createTestApp, newPerson, type TestAccount, type TestApp, uniqueName } from '../support/app';
 import { testDatabases } from '../support/databases';
@@ -54,8 +53,7 @@ if (!hasChromium) {
   let shot = 0;
 
   beforeAll(async () => {
-    // Always from the sources: a bundle left by an earlier build could be stale (about 0.1 s).
-    await buildDesk();
+    // The page itself is built by Jest's global setup, from the current sources.
     t = await createTestApp(testDatabases[0]);
     server = t.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDesk } from '../../scripts/desk/build-desk';
-import { DESK_PAGE, deskDirectory } from '../../src/http/desk-files';
+import { DESK_ASSETS, DESK_PAGE, deskDirectory } from '../../src/http/desk-files';
 import { PGLITE_SNAPSHOT_VARIABLE, RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';
 
 /**
@@ -10,12 +10,38 @@ import { PGLITE_SNAPSHOT_VARIABLE, RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from 
  * run-artifacts.ts): the first test file that needs each makes it there. Workers inherit the
  * variables.
  */
-export default async function globalSetup(): Promise<void> {
-  // The secretary's page, which the app serves at /desk, from a fresh clone too (npm ci && npm
-  // test, no build before): made when missing. The /desk browser test rebuilds it from the sources.
-  if (!existsSync(join(deskDirectory(), DESK_PAGE))) {
-    await buildDesk();
-  }
+const ROOT = join(__dirname, '../..');
+
+/** Modification times in ms of the files in `directory` named `names` (all when none), 0 for a missing one. */
+function modified(directory: string, names?: readonly string[]): number[] {
+  return (names ?? readdirSync(directory)).map((name) => {
+    try {
+      return statSync(join(directory, name)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  });
+}
+
+/**
+ * The secretary's page, which the app serves at /desk: built here, once for the run and before any
+ * test file reads it, when it is missing (a fresh clone: npm ci && npm test) or older than its
+ * sources (npm run build:desk, about half a second).
+ */
+function buildDeskWhenStale(): void {
+  const built = Math.min(...modified(deskDirectory(), [DESK_PAGE, ...DESK_ASSETS]));
+  if (built > Math.max(...modified(join(ROOT, 'src', 'desk')))) return;
+  const npm = process.env.npm_execpath;
+  const args = ['run', '--silent', 'build:desk'];
+  const run = npm
+    ? spawnSync(process.execPath, [npm, ...args], { cwd: ROOT, encoding: 'utf8' })
+    : spawnSync('npm', args, { cwd: ROOT, encoding: 'utf8' });
+  if (run.status !== 0)
+    throw new Error(`npm run build:desk failed: ${run.error?.message ?? ''}${run.stdout}${run.stderr}`);
+}
+
+export default function globalSetup(): void {
+  buildDeskWhenStale();
   if (process.env[PGLITE_SNAPSHOT_VARIABLE]) return;
   const directory = mkdtempSync(join(tmpdir(), 'md-test-run-'));
   process.env[PGLITE_SNAPSHOT_VARIABLE] = join(directory, 'migrated.tar');

@@ -93,7 +93,7 @@ export function servicePaths(): Paths {
         description:
           'The membership desk in a browser (SPEC §9): sign in with a username and password, then ' +
           'search, correct, renew, import, export and erase through this API with a key kept in the ' +
-          "page's memory. Built by npm run build into dist/desk; 404 when it was not built.",
+          "page's memory. Built by npm run build into dist/src/desk; 404 when it was not built.",
         responses: {
           200: answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
         },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
-import { buildDesk } from '../../../scripts/desk/build-desk';
+import { deskDirectory } from '../../../src/http/desk-files';
 import { DESK_CONTENT_SECURITY_POLICY, deskRouter } from '../../../src/http/desk.routes';
 import { errorHandler } from '../../../src/http/error-handler';
 import { HttpError } from '../../../src/http/http-error';
@@ -18,18 +18,14 @@ function appOver(directory: string): express.Express {
 }
 
 describe('GET /desk and its files', () => {
-  let built: string;
+  // As npm run build leaves it (Jest's global setup builds it when it is missing or stale).
+  const built = deskDirectory();
   let empty: string;
 
-  beforeAll(async () => {
-    built = mkdtempSync(path.join(tmpdir(), 'desk-built-'));
+  beforeAll(() => {
     empty = mkdtempSync(path.join(tmpdir(), 'desk-empty-'));
-    await buildDesk(built);
   });
-  afterAll(() => {
-    rmSync(built, { recursive: true, force: true });
-    rmSync(empty, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
   it('serves the page, its script and its stylesheet with their types, revalidated by ETag', async () => {
     const app = appOver(built);
