@@ -73,6 +73,9 @@ import {
 import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
+import type { OperatorEvents } from './application/ports/operator-events';
+import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
+import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -97,6 +100,8 @@ export const APP = {
   WebhookListener: Symbol.for('WebhookListener'),
   /** RepeatingJob[]: the calendar and the feed's retention, started with the connections. */
   Jobs: Symbol.for('Jobs'),
+  /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
+  OperatorMetrics: Symbol.for('OperatorMetrics'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -264,9 +269,15 @@ export function createContainer(
   );
 
   // Webhooks: a queue on our own tables (docs/decisions.md, "Webhooks"), run in the background.
+  const webhookStore = new SqlWebhookStore(database.dataSource, webhookPayloads);
+  container.bind<WebhookStore>(TYPES.WebhookStore).toConstantValue(webhookStore);
+
+  // What an operator must see: lockouts, webhook failures and disablings as log lines and metrics.
+  const operatorMetrics = new OperatorMetrics(() => webhookStore.backlog());
+  container.bind<OperatorMetrics>(APP.OperatorMetrics).toConstantValue(operatorMetrics);
   container
-    .bind<WebhookStore>(TYPES.WebhookStore)
-    .toConstantValue(new SqlWebhookStore(database.dataSource, webhookPayloads));
+    .bind<OperatorEvents>(TYPES.OperatorEvents)
+    .toConstantValue(new LoggedOperatorEvents(logger, operatorMetrics));
   const sender = overrides.webhookSender ?? new HttpWebhookSender();
   container.bind<WebhookSender>(TYPES.WebhookSender).toConstantValue(sender);
   container.bind(DeliverWebhooks).toSelf().inSingletonScope();

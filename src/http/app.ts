@@ -4,6 +4,7 @@ import type { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { APP } from '../container';
 import type { Config } from '../config';
+import type { OperatorMetrics } from '../infrastructure/observability/operator-metrics';
 import type { Database } from '../infrastructure/persistence/database';
 import { refuseOversizedBody } from './body-parsing';
 import { changesRouter } from './changes.routes';
@@ -99,7 +100,9 @@ export function createApp(container: Container): express.Express {
   app.set('etag', false);
 
   // Each app counts its own requests: two apps in one process (tests) never mix their counts.
-  const metrics = new HttpMetrics(container.get<Database>(APP.Database));
+  const metrics = new HttpMetrics(container.get<Database>(APP.Database), [
+    container.get<OperatorMetrics>(APP.OperatorMetrics).registry,
+  ]);
   const log = requestLogger(app, container.get<Logger>(APP.Logger));
   app.use(requestEdge(metrics, log));
 
