@@ -37,6 +37,8 @@ import { AddWebhook } from './application/webhooks/add-webhook';
 import { ListWebhookDeliveries } from './application/webhooks/list-webhook-deliveries';
 import { ListWebhooks } from './application/webhooks/list-webhooks';
 import { RedeliverWebhook } from './application/webhooks/redeliver-webhook';
+import { EnableWebhook } from './application/webhooks/enable-webhook';
+import { PingWebhook } from './application/webhooks/ping-webhook';
 import { RemoveWebhook } from './application/webhooks/remove-webhook';
 import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secret';
 import type { Config } from './config';
@@ -343,6 +345,8 @@ export function createContainer(
   container.bind(RotateWebhookSecret).toSelf();
   container.bind(ListWebhookDeliveries).toSelf();
   container.bind(RedeliverWebhook).toSelf();
+  container.bind(EnableWebhook).toSelf();
+  container.bind(PingWebhook).toSelf();
 
   // Every instance runs them: the calendar's row locks and the idempotent prune make that safe.
   const jobs = [
