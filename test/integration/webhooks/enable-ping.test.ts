@@ -1,11 +1,13 @@
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { APP, closeConnections, startConnections } from '../../../src/container';
+import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
 import { HttpWebhookSender } from '../../../src/infrastructure/webhooks/http-webhook-sender';
 import type { WebhookRunner } from '../../../src/infrastructure/webhooks/webhook-runner';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { cli } from '../cli/cli-harness';
+import { DocumentedAnswers } from '../docs/documented-answers';
 import { waitFor } from '../multi-instance/instances';
 import { deadUrl, type Receiver, startReceiver } from './receiver';
 
@@ -109,6 +111,9 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       );
       expect(again.map((m) => m.headers['webhook-id'])).toContain(refused.headers['webhook-id']);
       expect(payloads.map((p) => p.person_id)).toEqual(expect.arrayContaining(missed));
+      // As the OpenAPI document's webhooks section describes them.
+      const documented = new DocumentedAnswers(buildOpenApiDocument());
+      for (const payload of payloads) expect(documented.validates('WebhookChange', payload)).toBe(true);
       await waitFor(async () => (await listed(id)).behind.changes === 0, 5000);
       expect(await listed(id)).toMatchObject({ disabled_at: null, behind: { changes: 0, oldest_at: null } });
       expect((await tool(['webhooks', 'list'])).stdout).toMatch(
@@ -177,6 +182,8 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       const [message] = await hook.waitFor(1);
       const payload = new Webhook(secret).verify(message.body, message.headers);
       expect(payload).toEqual({ type: 'webhook.ping', subscription_id: id, at: expect.any(String) });
+      expect(new DocumentedAnswers(buildOpenApiDocument()).validates('WebhookPing', payload)).toBe(true);
+      expect(new DocumentedAnswers(buildOpenApiDocument()).validates('WebhookChange', payload)).toBe(false);
       expect(message.headers['webhook-id']).toBe(/webhook-id (msg_\w+)/.exec(result.stdout)?.[1]);
       // Not a change and not a delivery.
       expect(await latestSeq()).toBe(seq);
