@@ -11,9 +11,16 @@ export function formatAge(ms: number): string {
 }
 
 /** How far behind a subscription is, in words: "up to date", or "3 changes, oldest 2 h 5 min". */
-export function formatBehind(behind: { changes: number; oldestAt: Date | null }, now: Date): string {
+export function formatBehind(
+  behind: { changes: number; orMore: boolean; oldestAt: Date | null },
+  now: Date,
+): string {
   if (behind.changes === 0) return 'up to date';
-  const count = behind.changes === 1 ? '1 change' : `${behind.changes} changes`;
+  const count = behind.orMore
+    ? `${behind.changes} changes or more`
+    : behind.changes === 1
+      ? '1 change'
+      : `${behind.changes} changes`;
   return behind.oldestAt === null
     ? count
     : `${count}, oldest ${formatAge(now.getTime() - behind.oldestAt.getTime())}`;

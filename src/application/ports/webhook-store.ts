@@ -122,6 +122,8 @@ export interface WebhookBacklog {
   disabled: boolean;
   /** Deliveries waiting for a retry, and changes past its cursor that it takes. */
   changes: number;
+  /** The changes past its cursor were counted up to a limit: `changes` is a lower bound. */
+  orMore: boolean;
   /** When the oldest of them was made; null when there is none. */
   oldestAt: Date | null;
 }

@@ -13,7 +13,7 @@ export interface EnabledWebhook {
   /** Changes it missed that retention removed before they could be sent. */
   changesLost: boolean;
   /** What it is to be sent now, the requeued deliveries included. */
-  behind: Pick<WebhookBacklog, 'changes' | 'oldestAt'>;
+  behind: Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
 }
 
 /**
@@ -41,7 +41,11 @@ export class EnableWebhook {
       wasDisabled: before.disabledAt !== null,
       requeued: enabled.requeued,
       changesLost: enabled.changesLost,
-      behind: { changes: behind?.changes ?? 0, oldestAt: behind?.oldestAt ?? null },
+      behind: {
+        changes: behind?.changes ?? 0,
+        orMore: behind?.orMore ?? false,
+        oldestAt: behind?.oldestAt ?? null,
+      },
     };
   }
 }

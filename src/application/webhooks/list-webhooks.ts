@@ -4,7 +4,7 @@ import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports
 
 export interface ListedWebhook extends WebhookSubscription {
   /** How far behind it is: the changes not yet delivered to it, and when the oldest was made. */
-  behind: Pick<WebhookBacklog, 'changes' | 'oldestAt'>;
+  behind: Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
 }
 
 /** Every subscription, oldest first, with how far behind it is; never a secret. */
@@ -20,7 +20,10 @@ export class ListWebhooks {
     const behind = new Map(backlog.map((row) => [row.subscriptionId, row]));
     return subscriptions.map((subscription) => {
       const row = behind.get(subscription.id);
-      return { ...subscription, behind: { changes: row?.changes ?? 0, oldestAt: row?.oldestAt ?? null } };
+      return {
+        ...subscription,
+        behind: { changes: row?.changes ?? 0, orMore: row?.orMore ?? false, oldestAt: row?.oldestAt ?? null },
+      };
     });
   }
 }

@@ -38,7 +38,11 @@ export const webhooksList: Command = {
         disabled_at: s.disabledAt?.toISOString() ?? null,
         disabled_reason: s.disabledReason,
         previous_secret_expires_at: s.previousSecretExpiresAt?.toISOString() ?? null,
-        behind: { changes: s.behind.changes, oldest_at: s.behind.oldestAt?.toISOString() ?? null },
+        behind: {
+          changes: s.behind.changes,
+          or_more: s.behind.orMore,
+          oldest_at: s.behind.oldestAt?.toISOString() ?? null,
+        },
       }));
       printLine(io.stdout, JSON.stringify(rows, null, 2));
       return;

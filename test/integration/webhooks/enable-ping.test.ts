@@ -63,7 +63,7 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
 
   async function listed(id: number): Promise<{
     disabled_at: string | null;
-    behind: { changes: number; oldest_at: string | null };
+    behind: { changes: number; or_more: boolean; oldest_at: string | null };
   }> {
     const result = await tool(['webhooks', 'list', '--json']);
     expect(result.code).toBe(0);
@@ -89,7 +89,7 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(hook.received).toHaveLength(1);
       const behind = await listed(id);
-      expect(behind.behind).toEqual({ changes: 2, oldest_at: expect.any(String) });
+      expect(behind.behind).toEqual({ changes: 2, or_more: false, oldest_at: expect.any(String) });
       const table = await tool(['webhooks', 'list']);
       expect(table.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+CREATED\s+BEHIND\s+STATUS$/m);
       expect(table.stdout).toMatch(
@@ -231,6 +231,27 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
     expect(Date.now() - Date.parse(String(row.behind.oldest_at))).toBeLessThan(60_000);
     expect((await tool(['webhooks', 'list'])).stdout).toMatch(
       new RegExp(`^${id}\\s.*\\s1 change, oldest \\d+ s\\s+active$`, 'm'),
+    );
+  });
+
+  it('counts a long backlog up to 1,000 changes, and says "or more"', async () => {
+    const { id } = await subscribe(await deadUrl());
+    await t.database.dataSource.query(
+      "UPDATE webhook_subscriptions SET disabled_at = now(), disabled_reason = 'test' WHERE id = $1",
+      [id],
+    );
+    // Changes as the log holds them, past the subscription's cursor (no person needed for a count).
+    await t.database.dataSource.query(
+      `INSERT INTO changes (seq, type, person_id)
+       SELECT (SELECT coalesce(max(seq), 0) FROM changes) + g, 'person.created', 2147483000 FROM generate_series(1, 1005) g`,
+    );
+    expect((await listed(id)).behind).toEqual({
+      changes: 1000,
+      or_more: true,
+      oldest_at: expect.any(String),
+    });
+    expect((await tool(['webhooks', 'list'])).stdout).toMatch(
+      new RegExp(`^${id}\\s.*\\s1000 changes or more, oldest \\d+ s\\s+disabled`, 'm'),
     );
   });
 });
