@@ -37,6 +37,8 @@ import { AddWebhook } from './application/webhooks/add-webhook';
 import { ListWebhookDeliveries } from './application/webhooks/list-webhook-deliveries';
 import { ListWebhooks } from './application/webhooks/list-webhooks';
 import { RedeliverWebhook } from './application/webhooks/redeliver-webhook';
+import { EnableWebhook } from './application/webhooks/enable-webhook';
+import { PingWebhook } from './application/webhooks/ping-webhook';
 import { RemoveWebhook } from './application/webhooks/remove-webhook';
 import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secret';
 import type { Config } from './config';
@@ -74,6 +76,9 @@ import {
 import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
+import type { OperatorEvents } from './application/ports/operator-events';
+import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
+import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -100,6 +105,8 @@ export const APP = {
   WebhookListener: Symbol.for('WebhookListener'),
   /** RepeatingJob[]: the calendar and the feed's retention, started with the connections. */
   Jobs: Symbol.for('Jobs'),
+  /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
+  OperatorMetrics: Symbol.for('OperatorMetrics'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -284,9 +291,15 @@ export function createContainer(
   );
 
   // Webhooks: a queue on our own tables (docs/decisions.md, "Webhooks"), run in the background.
+  const webhookStore = new SqlWebhookStore(database.dataSource, webhookPayloads);
+  container.bind<WebhookStore>(TYPES.WebhookStore).toConstantValue(webhookStore);
+
+  // What an operator must see: lockouts, webhook failures and disablings as log lines and metrics.
+  const operatorMetrics = new OperatorMetrics(() => webhookStore.backlog());
+  container.bind<OperatorMetrics>(APP.OperatorMetrics).toConstantValue(operatorMetrics);
   container
-    .bind<WebhookStore>(TYPES.WebhookStore)
-    .toConstantValue(new SqlWebhookStore(database.dataSource, webhookPayloads));
+    .bind<OperatorEvents>(TYPES.OperatorEvents)
+    .toConstantValue(new LoggedOperatorEvents(logger, operatorMetrics));
   const sender = overrides.webhookSender ?? new HttpWebhookSender();
   container.bind<WebhookSender>(TYPES.WebhookSender).toConstantValue(sender);
   container.bind(DeliverWebhooks).toSelf().inSingletonScope();
@@ -352,6 +365,8 @@ export function createContainer(
   container.bind(RotateWebhookSecret).toSelf();
   container.bind(ListWebhookDeliveries).toSelf();
   container.bind(RedeliverWebhook).toSelf();
+  container.bind(EnableWebhook).toSelf();
+  container.bind(PingWebhook).toSelf();
 
   // Every instance runs them: the calendar's row locks and the idempotent prune make that safe.
   const jobs = [

@@ -15,7 +15,9 @@ import { peopleErase } from './commands/people-erase';
 import { peopleExportData } from './commands/people-export-data';
 import { webhooksAdd } from './commands/webhooks-add';
 import { webhooksDeliveries } from './commands/webhooks-deliveries';
+import { webhooksEnable } from './commands/webhooks-enable';
 import { webhooksList } from './commands/webhooks-list';
+import { webhooksPing } from './commands/webhooks-ping';
 import { webhooksRedeliver } from './commands/webhooks-redeliver';
 import { webhooksRemove } from './commands/webhooks-remove';
 import { webhooksRotateSecret } from './commands/webhooks-rotate-secret';
@@ -42,4 +44,6 @@ export const COMMANDS: Command[] = [
   webhooksRotateSecret,
   webhooksDeliveries,
   webhooksRedeliver,
+  webhooksEnable,
+  webhooksPing,
 ];
