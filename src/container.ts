@@ -18,6 +18,7 @@ import { RevokePermission } from './application/accounts/revoke-permission';
 import { ReadAuditLog } from './application/audit/read-audit-log';
 import { CreateDemoDirectory } from './application/demo/create-demo-directory';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
+import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
 import { ListChanges } from './application/changes/list-changes';
 import { PruneChanges } from './application/changes/prune-changes';
 import { TakeChangesCursor } from './application/changes/take-changes-cursor';
@@ -322,6 +323,7 @@ export function createContainer(
   container.bind(ListChanges).toSelf();
   container.bind(TakeChangesCursor).toSelf();
   container.bind(AnnounceMembershipTransitions).toSelf();
+  container.bind(AnnounceRenewalNotices).toSelf();
   container.bind(PruneChanges).toSelf();
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
@@ -342,6 +344,11 @@ export function createContainer(
         const told = await container.get(AnnounceMembershipTransitions).execute();
         if (told.started + told.ended > 0)
           logger.info(told, 'memberships started or ended: changes recorded');
+        // After the transitions: a membership that has just begun is told begun before ending.
+        const notices = await container
+          .get(AnnounceRenewalNotices)
+          .execute({ noticeDays: config.renewalNoticeDays });
+        if (notices.ending > 0) logger.info(notices, 'memberships near their end: renewal notices recorded');
       },
       logger,
     ),

@@ -1,3 +1,4 @@
+import { addDays } from './calendar-date';
 import type { Club } from './club';
 
 export interface Membership {
@@ -29,20 +30,13 @@ export function currentMembershipSql(m: string, day: string): string {
   return `${m}.start_date <= ${day} AND (${m}.end_date IS NULL OR ${m}.end_date >= ${day})`;
 }
 
-/** The day after `date` (`YYYY-MM-DD`), by the UTC calendar: no time zone moves a date. */
-export function dayAfter(date: string): string {
-  const next = new Date(`${date}T00:00:00Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  return next.toISOString().slice(0, 10);
-}
-
 /**
  * Current on the day after `date`. Spelled without that day's string in comparisons: the day
  * after 9999-12-31 is written `+010000-01-01`, which does not compare as a date.
  */
 export function isCurrentDayAfter(membership: Dates, date: string): boolean {
   return (
-    (membership.startDate <= date || membership.startDate === dayAfter(date)) &&
+    (membership.startDate <= date || membership.startDate === addDays(date, 1)) &&
     (membership.endDate === null || membership.endDate > date)
   );
 }
@@ -67,4 +61,21 @@ export function endingBeforeSql(p: string, today: string, date: string): string 
     `EXISTS (SELECT 1 ${of} AND ${currentMembershipSql('m', today)})` +
     ` AND NOT EXISTS (SELECT 1 ${of} AND ${currentDayAfterSql('m', date)})`
   );
+}
+
+/**
+ * Its renewal notice is due (membership.ending, SPEC §9): current today, and its end date at most
+ * `noticeDays` days away. Counted back from the end date, which never leaves year 9999.
+ */
+export function isNearItsEnd(membership: Dates, today: string, noticeDays: number): boolean {
+  return (
+    membership.endDate !== null &&
+    isCurrent(membership, today) &&
+    addDays(membership.endDate, -noticeDays) <= today
+  );
+}
+
+/** `days`: an SQL expression of type integer. */
+export function nearItsEndSql(m: string, today: string, days: string): string {
+  return `${m}.end_date IS NOT NULL AND ${currentMembershipSql(m, today)} AND ${m}.end_date <= ${today} + ${days}`;
 }

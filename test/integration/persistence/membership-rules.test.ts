@@ -5,6 +5,8 @@ import {
   isCurrent,
   isCurrentDayAfter,
   isEndingBefore,
+  isNearItsEnd,
+  nearItsEndSql,
 } from '../../../src/domain/membership';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { openTestDatabase, testDatabases } from '../../support/databases';
@@ -68,6 +70,15 @@ describe.each(testDatabases)('the membership rules in TypeScript and in SQL on $
     expect(expected).toContain(false);
     expect(await sqlAnswers(currentDayAfterSql)).toEqual(expected);
   });
+
+  it.each([0, 1, 2, 30])(
+    'near its end, %i days ahead: current, its end date at most that many days away',
+    async (days) => {
+      const expected = tsAnswers((p, day) => isNearItsEnd(p, day, days));
+      expect(expected).toContain(true);
+      expect(await sqlAnswers((m, day) => nearItsEndSql(m, day, String(days)))).toEqual(expected);
+    },
+  );
 
   it('ending before a date: for people holding one or two of the periods, on every pair of today and date', async () => {
     const holdings: Period[][] = [[], ...PERIODS.map((p) => [p])];

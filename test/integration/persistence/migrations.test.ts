@@ -63,6 +63,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'MemberNumbersAndErasure1767657600000',
         'WebhookSubscriptionCursors1767744000000',
         'RemovedAndEndingChanges1767830400000',
+        'RenewalNotices1768003200000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -101,6 +102,8 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'Webhooks1767571200000',
           'MemberNumbersAndErasure1767657600000',
           'WebhookSubscriptionCursors1767744000000',
+          'RemovedAndEndingChanges1767830400000',
+          'RenewalNotices1768003200000',
         ]);
       } finally {
         await empty.dispose();
