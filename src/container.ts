@@ -30,6 +30,8 @@ import { RevokeKey } from './application/keys/revoke-key';
 import { ExportPeople } from './application/people/export-people';
 import { EraseLeftMembers, ErasePerson } from './application/people/erase-people';
 import { ExportPersonData } from './application/people/export-person-data';
+import { FindPeople } from './application/people/find-people';
+import { IdentifyPerson } from './application/people/identify-person';
 import { GetPerson } from './application/people/get-person';
 import { ImportPeople } from './application/people/import-people';
 import { SearchPeople } from './application/people/search-people';
@@ -328,6 +330,8 @@ export function createContainer(
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();
+  container.bind(FindPeople).toSelf();
+  container.bind(IdentifyPerson).toSelf();
   container.bind(AddWebhook).toSelf();
   container.bind(ListWebhooks).toSelf();
   container.bind(RemoveWebhook).toSelf();
