@@ -30,7 +30,7 @@ export interface MembershipCalendar {
   /** Marks the starts and ends of these memberships as dealt with. */
   markDone(started: number[], ended: number[]): Promise<void>;
   /**
-   * Up to `limit` memberships, by id, whose renewal notice is due (isNearItsEnd today with
+   * Up to `limit` memberships, by end date, whose renewal notice is due (isNearItsEnd today with
    * `noticeDays`), whose end date has not been told yet, of people not erased and not kept on by
    * another membership covering the day after that end date (a renewal already recorded). Locked
    * and skipped as claimDue's.

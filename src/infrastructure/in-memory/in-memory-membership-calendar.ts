@@ -57,7 +57,9 @@ export class InMemoryMembershipCalendar implements MembershipCalendar {
         due.push({ id: m.id, personId: person.id, endDate });
       }
     }
-    return due.sort((a, b) => a.id - b.id).slice(0, limit);
+    return due
+      .sort((a, b) => (a.endDate < b.endDate ? -1 : a.endDate > b.endDate ? 1 : a.id - b.id))
+      .slice(0, limit);
   }
 
   async markEndingTold(ids: number[]): Promise<void> {

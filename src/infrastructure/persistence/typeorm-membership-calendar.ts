@@ -63,17 +63,17 @@ export class TypeOrmMembershipCalendar implements MembershipCalendar {
 
   claimEnding(today: string, noticeDays: number, limit: number): Promise<EndingMembership[]> {
     return withDatabaseErrors(async () => {
-      // The first two conditions are the partial index's, which keeps the scan to the end dates
-      // in the notice period that were not told.
+      // The first two conditions are the partial index's, read by end date over the notice period
+      // only (in that order: by id, every membership was read to find none due).
       const rows: { id: number; person_id: number; end_date: string }[] = await this.manager.query(
         `SELECT m.id, m.person_id, m.end_date
            FROM memberships m
           WHERE m.end_date IS NOT NULL AND m.ending_announced IS DISTINCT FROM m.end_date
             AND ${nearItsEndSql('m', '$1::date', '$2::int')}
-            AND NOT EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NOT NULL)
+            AND EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NULL)
             AND NOT EXISTS (SELECT 1 FROM memberships o
                              WHERE o.person_id = m.person_id AND ${currentDayAfterSql('o', 'm.end_date')})
-          ORDER BY m.id
+          ORDER BY m.end_date, m.id
           LIMIT $3
             FOR UPDATE OF m SKIP LOCKED`,
         [today, noticeDays, limit],

@@ -1,6 +1,7 @@
 import {
   currentDayAfterSql,
   currentMembershipSql,
+  endingBeforeCandidatesSql,
   endingBeforeSql,
   isCurrent,
   isCurrentDayAfter,
@@ -86,13 +87,16 @@ describe.each(testDatabases)('the membership rules in TypeScript and in SQL on $
       for (let j = i + 1; j < PERIODS.length; j += 4) holdings.push([PERIODS[i], PERIODS[j]]);
     }
     const people = holdings.flatMap((periods, person) => periods.map((p) => ({ person, ...p })));
-    const rows: { person: number; today: string; date: string; answer: boolean }[] =
+    const rows: { person: number; today: string; date: string; answer: boolean; from_candidates: boolean }[] =
       await database.dataSource.query(
         `WITH memberships (person_id, start_date, end_date) AS (
            SELECT * FROM unnest($1::int[], $2::date[], $3::date[])
          )
          SELECT p.id AS person, t.day::text AS today, d.day::text AS date,
-                (${endingBeforeSql('p', 't.day', 'd.day')}) AS answer
+                (${endingBeforeSql('p', 't.day', 'd.day')}) AS answer,
+                -- As the filter asks it for a date not before today: the candidates first.
+                (${endingBeforeCandidatesSql('p', 't.day', 'd.day')} AND ${endingBeforeSql('p', 't.day', 'd.day')})
+                  AS from_candidates
            FROM generate_series(0, $4::int) AS p(id)
            CROSS JOIN unnest($5::date[]) AS t(day)
            CROSS JOIN unnest($5::date[]) AS d(day)
@@ -109,5 +113,7 @@ describe.each(testDatabases)('the membership rules in TypeScript and in SQL on $
     expect(expected).toContain(true);
     expect(expected).toContain(false);
     expect(rows.map((row) => row.answer)).toEqual(expected);
+    const ahead = rows.filter((row) => row.date >= row.today);
+    expect(ahead.map((row) => row.from_candidates)).toEqual(ahead.map((row) => row.answer));
   });
 });
