@@ -18,6 +18,7 @@ import { RevokePermission } from './application/accounts/revoke-permission';
 import { ReadAuditLog } from './application/audit/read-audit-log';
 import { CreateDemoDirectory } from './application/demo/create-demo-directory';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
+import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
 import { ListChanges } from './application/changes/list-changes';
 import { PruneChanges } from './application/changes/prune-changes';
 import { TakeChangesCursor } from './application/changes/take-changes-cursor';
@@ -29,6 +30,8 @@ import { RevokeKey } from './application/keys/revoke-key';
 import { ExportPeople } from './application/people/export-people';
 import { EraseLeftMembers, ErasePerson } from './application/people/erase-people';
 import { ExportPersonData } from './application/people/export-person-data';
+import { FindPeople } from './application/people/find-people';
+import { IdentifyPerson } from './application/people/identify-person';
 import { GetPerson } from './application/people/get-person';
 import { ImportPeople } from './application/people/import-people';
 import { SearchPeople } from './application/people/search-people';
@@ -355,10 +358,13 @@ export function createContainer(
   container.bind(ListChanges).toSelf();
   container.bind(TakeChangesCursor).toSelf();
   container.bind(AnnounceMembershipTransitions).toSelf();
+  container.bind(AnnounceRenewalNotices).toSelf();
   container.bind(PruneChanges).toSelf();
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();
+  container.bind(FindPeople).toSelf();
+  container.bind(IdentifyPerson).toSelf();
   container.bind(AddWebhook).toSelf();
   container.bind(ListWebhooks).toSelf();
   container.bind(RemoveWebhook).toSelf();
@@ -377,6 +383,11 @@ export function createContainer(
         const told = await container.get(AnnounceMembershipTransitions).execute();
         if (told.started + told.ended > 0)
           logger.info(told, 'memberships started or ended: changes recorded');
+        // After the transitions: a membership that has just begun is told begun before ending.
+        const notices = await container
+          .get(AnnounceRenewalNotices)
+          .execute({ noticeDays: config.renewalNoticeDays });
+        if (notices.ending > 0) logger.info(notices, 'memberships near their end: renewal notices recorded');
       },
       logger,
     ),

@@ -13,6 +13,7 @@ import { importCommand } from './commands/import';
 import { migrateCommand } from './commands/migrate';
 import { peopleErase } from './commands/people-erase';
 import { peopleExportData } from './commands/people-export-data';
+import { peopleFind } from './commands/people-find';
 import { webhooksAdd } from './commands/webhooks-add';
 import { webhooksDeliveries } from './commands/webhooks-deliveries';
 import { webhooksEnable } from './commands/webhooks-enable';
@@ -33,6 +34,7 @@ export const COMMANDS: Command[] = [
   accountsList,
   importCommand,
   exportCommand,
+  peopleFind,
   peopleErase,
   peopleExportData,
   demoCommand,

@@ -66,6 +66,7 @@ const FILTER_KEYS = [
   'active',
   'has_chat',
   'has_planner',
+  'ending_before',
 ];
 const CHANGE_KEYS = ['first_name', 'last_name', 'chat_id'];
 
@@ -248,6 +249,13 @@ describe('the OpenAPI document', () => {
     // Each carries the matching rule written on the DTO.
     const email = document.paths['/people'].get?.parameters?.find((p) => 'name' in p && p.name === 'email');
     expect(email).toMatchObject({ description: expect.stringMatching(/^Case-insensitive exact match/) });
+    const endingBefore = document.paths['/people'].get?.parameters?.find(
+      (p) => 'name' in p && p.name === 'ending_before',
+    );
+    expect(endingBefore).toMatchObject({
+      schema: { type: 'string', format: 'date' },
+      description: expect.stringMatching(/^Renewals/),
+    });
   });
 
   it('declares no request body on a GET or DELETE, which browsers and generated clients cannot send', () => {
