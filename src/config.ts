@@ -25,6 +25,8 @@ export interface Config {
   webhookConcurrency: number;
   /** How long the change feed keeps changes; a cursor older than that is answered 410. */
   changesRetentionDays: number;
+  /** Days before a current membership's end date that membership.ending is told; 0: never. */
+  renewalNoticeDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -130,5 +132,6 @@ export function loadConfig(env: Env = process.env): Config {
     streamsPerInstance: integer(env, 'STREAMS_PER_INSTANCE', 32, 1, 10_000),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
     changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
+    renewalNoticeDays: integer(env, 'RENEWAL_NOTICE_DAYS', 30, 0, 3650),
   };
 }

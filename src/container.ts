@@ -18,6 +18,7 @@ import { RevokePermission } from './application/accounts/revoke-permission';
 import { ReadAuditLog } from './application/audit/read-audit-log';
 import { CreateDemoDirectory } from './application/demo/create-demo-directory';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
+import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
 import { ListChanges } from './application/changes/list-changes';
 import { PruneChanges } from './application/changes/prune-changes';
 import { TakeChangesCursor } from './application/changes/take-changes-cursor';
@@ -29,6 +30,8 @@ import { RevokeKey } from './application/keys/revoke-key';
 import { ExportPeople } from './application/people/export-people';
 import { EraseLeftMembers, ErasePerson } from './application/people/erase-people';
 import { ExportPersonData } from './application/people/export-person-data';
+import { FindPeople } from './application/people/find-people';
+import { IdentifyPerson } from './application/people/identify-person';
 import { GetPerson } from './application/people/get-person';
 import { ImportPeople } from './application/people/import-people';
 import { SearchPeople } from './application/people/search-people';
@@ -37,6 +40,8 @@ import { AddWebhook } from './application/webhooks/add-webhook';
 import { ListWebhookDeliveries } from './application/webhooks/list-webhook-deliveries';
 import { ListWebhooks } from './application/webhooks/list-webhooks';
 import { RedeliverWebhook } from './application/webhooks/redeliver-webhook';
+import { EnableWebhook } from './application/webhooks/enable-webhook';
+import { PingWebhook } from './application/webhooks/ping-webhook';
 import { RemoveWebhook } from './application/webhooks/remove-webhook';
 import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secret';
 import type { Config } from './config';
@@ -74,6 +79,9 @@ import {
 import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
+import type { OperatorEvents } from './application/ports/operator-events';
+import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
+import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -100,6 +108,8 @@ export const APP = {
   WebhookListener: Symbol.for('WebhookListener'),
   /** RepeatingJob[]: the calendar and the feed's retention, started with the connections. */
   Jobs: Symbol.for('Jobs'),
+  /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
+  OperatorMetrics: Symbol.for('OperatorMetrics'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -284,9 +294,15 @@ export function createContainer(
   );
 
   // Webhooks: a queue on our own tables (docs/decisions.md, "Webhooks"), run in the background.
+  const webhookStore = new SqlWebhookStore(database.dataSource, webhookPayloads);
+  container.bind<WebhookStore>(TYPES.WebhookStore).toConstantValue(webhookStore);
+
+  // What an operator must see: lockouts, webhook failures and disablings as log lines and metrics.
+  const operatorMetrics = new OperatorMetrics(() => webhookStore.backlog());
+  container.bind<OperatorMetrics>(APP.OperatorMetrics).toConstantValue(operatorMetrics);
   container
-    .bind<WebhookStore>(TYPES.WebhookStore)
-    .toConstantValue(new SqlWebhookStore(database.dataSource, webhookPayloads));
+    .bind<OperatorEvents>(TYPES.OperatorEvents)
+    .toConstantValue(new LoggedOperatorEvents(logger, operatorMetrics));
   const sender = overrides.webhookSender ?? new HttpWebhookSender();
   container.bind<WebhookSender>(TYPES.WebhookSender).toConstantValue(sender);
   container.bind(DeliverWebhooks).toSelf().inSingletonScope();
@@ -342,16 +358,21 @@ export function createContainer(
   container.bind(ListChanges).toSelf();
   container.bind(TakeChangesCursor).toSelf();
   container.bind(AnnounceMembershipTransitions).toSelf();
+  container.bind(AnnounceRenewalNotices).toSelf();
   container.bind(PruneChanges).toSelf();
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();
+  container.bind(FindPeople).toSelf();
+  container.bind(IdentifyPerson).toSelf();
   container.bind(AddWebhook).toSelf();
   container.bind(ListWebhooks).toSelf();
   container.bind(RemoveWebhook).toSelf();
   container.bind(RotateWebhookSecret).toSelf();
   container.bind(ListWebhookDeliveries).toSelf();
   container.bind(RedeliverWebhook).toSelf();
+  container.bind(EnableWebhook).toSelf();
+  container.bind(PingWebhook).toSelf();
 
   // Every instance runs them: the calendar's row locks and the idempotent prune make that safe.
   const jobs = [
@@ -362,6 +383,11 @@ export function createContainer(
         const told = await container.get(AnnounceMembershipTransitions).execute();
         if (told.started + told.ended > 0)
           logger.info(told, 'memberships started or ended: changes recorded');
+        // After the transitions: a membership that has just begun is told begun before ending.
+        const notices = await container
+          .get(AnnounceRenewalNotices)
+          .execute({ noticeDays: config.renewalNoticeDays });
+        if (notices.ending > 0) logger.info(notices, 'memberships near their end: renewal notices recorded');
       },
       logger,
     ),

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { foldCase } from '../../src/domain/text';
-import { BASELINE_SCHEMA, type BenchDatabase } from './bench-database';
+import { BASELINE_SCHEMA } from './bench-database';
+
+/** Statements answering their rows: the bench's PostgreSQL database, or the embedded yardstick's. */
+export interface RowQueries {
+  query<T>(text: string, values?: unknown[]): Promise<T[]>;
+}
 
 export interface BenchAccount {
   username: string;
@@ -16,7 +21,7 @@ export interface BenchAccount {
  * servers then accept the very same Authorization header.
  */
 export async function addBaselineAccount(
-  database: BenchDatabase,
+  database: RowQueries,
   account: BenchAccount,
   bcryptCost: number,
   token?: string,

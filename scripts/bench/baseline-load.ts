@@ -20,14 +20,29 @@ const INDEXES = [
  * over column arrays (ids assigned here, so that contacts and memberships need no round trip), and
  * builds the indexes again at the end. This is the yardstick for the service's import time.
  */
+/** What the load needs of a connection: node-postgres's Client, or PGlite in the same process. */
+export interface SqlClient {
+  query<T>(text: string, values?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+/** Loads the file through a connection of PostgreSQL's; answers the load's time. */
 export async function baselineLoad(connection: { connectionString: string; schema: string }, file: string) {
-  const started = performance.now();
-  const records = JSON.parse(await readFile(file, 'utf8')) as ImportRecord[];
   const client = new Client({
     connectionString: connection.connectionString,
     options: `-c search_path=${connection.schema},public`,
   });
   await client.connect();
+  try {
+    return await loadInto(client, file);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Loads the file through `client`, whose search path names the baseline's schema. */
+export async function loadInto(client: SqlClient, file: string) {
+  const started = performance.now();
+  const records = JSON.parse(await readFile(file, 'utf8')) as ImportRecord[];
   try {
     await client.query('BEGIN');
     for (const create of INDEXES) await client.query(`DROP INDEX ${/^CREATE INDEX (\S+)/.exec(create)?.[1]}`);
@@ -87,8 +102,6 @@ export async function baselineLoad(connection: { connectionString: string; schem
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  } finally {
-    await client.end();
   }
   return { seconds: (performance.now() - started) / 1000, people: records.length };
 }

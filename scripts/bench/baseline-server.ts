@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import bcrypt from 'bcrypt';
 import { Pool } from 'pg';
 import { foldCase } from '../../src/domain/text';
+import { openBaselinePglite } from './baseline-pglite';
 import {
   ACCOUNT_SQL,
   type BaselineFilter,
@@ -22,11 +23,39 @@ import {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BATCH = 1000;
 
-const pool = new Pool({
-  connectionString: process.env.BASELINE_DATABASE_URL,
-  options: `-c search_path=${process.env.BASELINE_SCHEMA ?? 'public'},public`,
-  max: Number(process.env.BASELINE_POOL_SIZE ?? 10),
-});
+/** Where the statements go: a pg Pool, or PGlite in this very process (the embedded yardstick). */
+interface Db {
+  query<T>(text: string | { text: string; values: unknown[] }, values?: unknown[]): Promise<{ rows: T[] }>;
+  end(): Promise<void>;
+}
+
+function openDb(): Db {
+  const pgliteDir = process.env.BASELINE_PGLITE_DIR;
+  if (pgliteDir === undefined) {
+    return new Pool({
+      connectionString: process.env.BASELINE_DATABASE_URL,
+      options: `-c search_path=${process.env.BASELINE_SCHEMA ?? 'public'},public`,
+      max: Number(process.env.BASELINE_POOL_SIZE ?? 10),
+    });
+  }
+  // Loaded by baseline-pglite-setup.js; PGlite runs each statement in turn, as the service's does.
+  const opened = openBaselinePglite(pgliteDir);
+  return {
+    async query<T>(text: string | { text: string; values: unknown[] }, values?: unknown[]) {
+      const pglite = await opened;
+      const { rows } =
+        typeof text === 'string'
+          ? await pglite.query<T>(text, values)
+          : await pglite.query<T>(text.text, text.values);
+      return { rows };
+    },
+    async end() {
+      await (await opened).close();
+    },
+  };
+}
+
+const pool = openDb();
 
 class HttpError extends Error {
   constructor(
@@ -194,7 +223,7 @@ async function issueKey(req: IncomingMessage, res: ServerResponse) {
   if (!ok) throw new HttpError(401, 'wrong username or password');
   const token = `mdk_${randomBytes(24).toString('base64url')}`;
   const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-  const inserted = await pool.query(INSERT_KEY_SQL, [
+  const inserted = await pool.query<Record<string, unknown>>(INSERT_KEY_SQL, [
     rows[0].id,
     token.slice(0, 8),
     hash,

@@ -11,7 +11,7 @@ import { type GeneratedDirectory, generateDirectory } from './generate-directory
 import { combineLoads, type LoadFigures } from './load-runner';
 import { Interruption } from './interruption';
 import { paths } from './paths';
-import { ServerProcess } from './processes';
+import { runNode, ServerProcess } from './processes';
 import { type RunResult, renderTable, rowsOf } from './report';
 import {
   type Figures,
@@ -304,10 +304,15 @@ async function pgliteRun(
   workDir: string,
 ): Promise<RunResult> {
   const dataDir = join(workDir, 'pglite-data');
+  const baselineDir = join(workDir, 'pglite-baseline');
   const env = serviceEnv({ dataDir });
   const cli = new ServiceCli(env);
   let service: ServerProcess | undefined;
-  const forget = interruption.add(async () => service?.stop());
+  let baselineServer: ServerProcess | undefined;
+  const forget = interruption.add(async () => {
+    await service?.stop();
+    await baselineServer?.stop();
+  });
   try {
     await cli.migrate();
     log('PGlite: importing through the CLI…');
@@ -324,22 +329,63 @@ async function pgliteRun(
     });
     const { url } = service;
     const token = await issueToken(url, accounts.reader);
+    // The embedded yardstick: raw node:http with PGlite in its own process, loaded with what the
+    // service holds after the sync, the same accounts and the reader's very token.
+    log('PGlite: loading the raw embedded baseline…');
+    const accountsFile = join(workDir, 'baseline-pglite-accounts.json');
+    await writeFile(
+      accountsFile,
+      JSON.stringify({
+        bcryptCost: BCRYPT_COST,
+        accounts: [{ account: accounts.reader, token }, ...accounts.storm.map((account) => ({ account }))],
+      }),
+    );
+    const setup = await runNode(
+      paths.baselinePgliteSetup,
+      [baselineDir, sync.file, accountsFile],
+      process.env,
+    );
+    const baselineSeconds = (JSON.parse(setup.stdout) as { seconds: number }).seconds;
+    log(`raw embedded baseline load: ${baselineSeconds.toFixed(1)} s`);
+    baselineServer = await ServerProcess.start(
+      'baseline (PGlite)',
+      paths.baselineServer,
+      { ...process.env, BASELINE_PGLITE_DIR: baselineDir },
+      '/readyz',
+    );
+    const stormAuthorizations = accounts.storm.map(basic);
     const target: Target = {
       label: 'service (PGlite)',
       server: service,
       token,
       streamToken: () => issueToken(url, accounts.reader),
       ids: await walkIds(service.url, token),
-      stormAuthorizations: accounts.storm.map(basic),
+      stormAuthorizations,
     };
+    const baselineTarget: Target = {
+      label: 'baseline (PGlite)',
+      server: baselineServer,
+      token,
+      streamToken: async () => token,
+      ids: await walkIds(baselineServer.url, token),
+      stormAuthorizations,
+    };
+    const disagreements = await compareAnswers(
+      service.url,
+      baselineServer.url,
+      token,
+      comparisonPaths(directory, target.ids),
+    );
+    if (disagreements.length > 0)
+      log(`service and baseline (PGlite) answer differently for: ${disagreements.join(' ')}`);
     const settings = settingsFor(options, directory);
     const result: RunResult = {
       database: 'pglite',
       people: directory.people,
-      import: { serviceSeconds, baselineSeconds: null },
+      import: { serviceSeconds, baselineSeconds },
       sync,
       scenarios: {},
-      disagreements: [],
+      disagreements,
     };
     for (const name of options.scenarios) {
       if (name === 'changes_feed') {
@@ -348,17 +394,17 @@ async function pgliteRun(
         continue;
       }
       log(`PGlite ${name}…`);
-      result.scenarios[name] = {
-        service: isThroughput(name)
-          ? ((await throughputRounds(name, [target], settings, options.rounds)).get(target) as Figures)
-          : await runScenario(name, target, settings),
-      };
+      result.scenarios[name] = await compare(name, target, baselineTarget, settings, options.rounds);
     }
     return result;
   } finally {
     forget();
     await service?.stop();
-    if (!options.keep) await rm(dataDir, { recursive: true, force: true });
+    await baselineServer?.stop();
+    if (!options.keep) {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(baselineDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -410,18 +456,17 @@ async function main() {
     else log(`kept ${workDir}`);
   }
 
-  const postgres = runs.find((run) => run.database === 'postgres');
   const report = runs.map((run) => ({
     run,
-    rows: rowsOf(run, run.database === 'pglite' ? postgres : undefined),
+    rows: rowsOf(run),
   }));
   const cold = options.coldSeconds > 0 ? `, a cold round of ${options.coldSeconds} s on a fresh process` : '';
   for (const { run, rows } of report) {
     const title =
       run.database === 'postgres'
         ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw baseline)`
-        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario${cold}${postgres ? ' (ratio = PGlite / PostgreSQL service)' : ''}`;
-    const against = run.database === 'postgres' ? 'raw baseline' : postgres ? 'service on PostgreSQL' : '';
+        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw embedded baseline)`;
+    const against = run.database === 'postgres' ? 'raw baseline' : 'raw embedded baseline';
     process.stdout.write(`\n${title}\n${renderTable(rows, against)}\n`);
     if (run.disagreements.length > 0) {
       process.stdout.write(

@@ -8,6 +8,7 @@ export const paths = {
   serviceMain: join(dist, 'src', 'main.js'),
   cliMain: join(dist, 'src', 'cli', 'main.js'),
   baselineServer: join(__dirname, 'baseline-server.js'),
+  baselinePgliteSetup: join(__dirname, 'baseline-pglite-setup.js'),
   slowStreams: join(__dirname, 'slow-streams.js'),
   pageLoops: join(__dirname, 'page-loops.js'),
   peakRss: join(__dirname, 'peak-rss.js'),

@@ -32,6 +32,11 @@ export interface Command {
   description: string;
   options: Record<string, OptionSpec>;
   positionals: { name: string; optional?: boolean }[];
+  /**
+   * Which positionals (by index) are files, when that depends on the options; without it, those
+   * named FILE. The tool makes them absolute against the caller's directory (file-arguments.ts).
+   */
+  files?(values: Record<string, string | boolean | undefined>, positionals: string[]): number[];
   /** "migrated": opens the database and applies pending migrations first; "raw": opens it only. */
   database: 'migrated' | 'raw';
   run(context: CommandContext): Promise<void>;

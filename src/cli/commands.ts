@@ -13,9 +13,12 @@ import { importCommand } from './commands/import';
 import { migrateCommand } from './commands/migrate';
 import { peopleErase } from './commands/people-erase';
 import { peopleExportData } from './commands/people-export-data';
+import { peopleFind } from './commands/people-find';
 import { webhooksAdd } from './commands/webhooks-add';
 import { webhooksDeliveries } from './commands/webhooks-deliveries';
+import { webhooksEnable } from './commands/webhooks-enable';
 import { webhooksList } from './commands/webhooks-list';
+import { webhooksPing } from './commands/webhooks-ping';
 import { webhooksRedeliver } from './commands/webhooks-redeliver';
 import { webhooksRemove } from './commands/webhooks-remove';
 import { webhooksRotateSecret } from './commands/webhooks-rotate-secret';
@@ -31,6 +34,7 @@ export const COMMANDS: Command[] = [
   accountsList,
   importCommand,
   exportCommand,
+  peopleFind,
   peopleErase,
   peopleExportData,
   demoCommand,
@@ -42,4 +46,6 @@ export const COMMANDS: Command[] = [
   webhooksRotateSecret,
   webhooksDeliveries,
   webhooksRedeliver,
+  webhooksEnable,
+  webhooksPing,
 ];

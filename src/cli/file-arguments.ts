@@ -22,18 +22,19 @@ function commandOf(argv: string[]): Command | null {
 export function resolveFileArguments(argv: string[], cwd: string): string[] {
   const command = commandOf(argv);
   if (command === null) return argv;
-  const files = new Set(command.positionals.flatMap((p, index) => (p.name === 'FILE' ? [index] : [])));
-  if (files.size === 0) return argv;
+  const named = command.positionals.flatMap((p, index) => (p.name === 'FILE' ? [index] : []));
+  if (named.length === 0) return argv;
   const options: ParseArgsConfig['options'] = {};
   for (const [option, spec] of Object.entries(command.options)) options[option] = { type: spec.type };
   const offset = command.path.length;
-  const { tokens } = parseArgs({
+  const { tokens, values, positionals } = parseArgs({
     args: argv.slice(offset),
     options,
     allowPositionals: true,
     strict: false,
     tokens: true,
   });
+  const files = new Set(command.files ? command.files(values, positionals) : named);
   const resolved = [...argv];
   let position = 0;
   for (const token of tokens) {

@@ -35,3 +35,13 @@ export function isCalendarDate(value: unknown): value is string {
   if (year <= 0 || month < 1 || month > 12 || day < 1) return false;
   return day <= DAYS_IN_MONTH[month - 1] + (month === 2 && isLeapYear(year) ? 1 : 0);
 }
+
+/**
+ * The date `days` days after `date` (before it when negative), both `YYYY-MM-DD`, by the UTC
+ * calendar, where no time zone moves a date. Past year 9999 the result is no `YYYY-MM-DD` date (and equals none).
+ */
+export function addDays(date: string, days: number): string {
+  const moved = new Date(`${date}T00:00:00Z`);
+  moved.setUTCDate(moved.getUTCDate() + days);
+  return moved.toISOString().slice(0, 10);
+}

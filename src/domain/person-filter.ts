@@ -13,6 +13,11 @@ export interface PersonFilter {
   active?: 'yes' | 'no';
   hasChat?: boolean;
   hasPlanner?: boolean;
+  /**
+   * `YYYY-MM-DD`: current today and not current on the day after this date, by the memberships
+   * as recorded (isEndingBefore): whose membership ends by then unless they renew.
+   */
+  endingBefore?: string;
 }
 
 export const FILTER_STRING_MAX_LENGTH = 255;

@@ -57,3 +57,10 @@ export function webhookUrlProblem(text: string): string | null {
   if (url.hash !== '') return 'the URL must not have a #fragment: it is never sent to the receiver';
   return null;
 }
+
+/**
+ * The type of a test delivery (`webhooks ping`): `{"type": "webhook.ping", "subscription_id",
+ * "at"}`, signed like every delivery. No change is behind it: it has no seq, person or cursor, and it
+ * is neither recorded nor retried.
+ */
+export const PING_TYPE = 'webhook.ping';

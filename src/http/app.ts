@@ -1,9 +1,10 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import helmet from 'helmet';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { APP } from '../container';
 import type { Config } from '../config';
+import type { OperatorMetrics } from '../infrastructure/observability/operator-metrics';
 import type { Database } from '../infrastructure/persistence/database';
 import { refuseOversizedBody } from './body-parsing';
 import { changesRouter } from './changes.routes';
@@ -22,21 +23,46 @@ import { assignRequestId } from './request-id';
 import { type RequestLog, requestLogger } from './request-logger';
 
 /**
- * helmet's headers, worked out once: with the default options none depends on the request, so
- * each answer gets them in one loop instead of helmet's chain of a dozen middlewares. Null if a
- * helmet version ever went through its chain asynchronously: then it is mounted as it is.
+ * helmet's options for an answer over plain HTTP. Volunteers reach the service by a host name over
+ * HTTP (a Raspberry Pi, a NAS, a Docker host): there `upgrade-insecure-requests` made the browser
+ * fetch the page's own scripts over HTTPS from a server that speaks none, a blank /docs, and HSTS
+ * would pin the host name to HTTPS for a year. Both are sent only for requests that came over
+ * HTTPS (req.secure, which with TRUST_PROXY honours X-Forwarded-Proto). Every other header is the
+ * same over both.
  */
-function securityHeaders(): [string, string][] | null {
+const PLAIN_HTTP: HelmetOptions = {
+  strictTransportSecurity: false,
+  contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+};
+
+/**
+ * helmet's headers for `options`, worked out once: none depends on the request, so each answer
+ * gets them in one loop instead of helmet's chain of a dozen middlewares. Null if a helmet version
+ * ever went through its chain asynchronously: then it is mounted as it is.
+ */
+function securityHeaders(options?: HelmetOptions): [string, string][] | null {
   const headers: [string, string][] = [];
   const probe = {
     setHeader: (name: string, value: string | number) => headers.push([name, String(value)]),
     removeHeader: () => undefined,
   };
   let finished = false;
-  helmet()({} as Request, probe as unknown as Response, () => {
+  helmet(options)({} as Request, probe as unknown as Response, () => {
     finished = true;
   });
   return finished ? headers : null;
+}
+
+/** Sets helmet's headers of `options` on an answer, then goes on to `next`. */
+type SecurityHeaders = (req: Request, res: Response, next: (error?: unknown) => void) => void;
+
+function securityHeadersOf(options?: HelmetOptions): SecurityHeaders {
+  const headers = securityHeaders(options);
+  if (headers === null) return helmet(options);
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
 }
 
 /**
@@ -44,12 +70,9 @@ function securityHeaders(): [string, string][] | null {
  * Express layer costs a lookup and a closure on every request): its metrics and log line when
  * the answer ends, its id and the headers of every answer, and the body-size limit.
  */
-function requestEdge(
-  metrics: HttpMetrics,
-  log: RequestLog,
-  headers: [string, string][] | null,
-): RequestHandler {
-  const helmetChain = headers === null ? helmet() : null;
+function requestEdge(metrics: HttpMetrics, log: RequestLog): RequestHandler {
+  const overTls = securityHeadersOf();
+  const plain = securityHeadersOf(PLAIN_HTTP);
   return (req, res, next) => {
     const started = performance.now();
     // 'close' comes after the answer is sent, and also when the client goes away before that.
@@ -59,13 +82,12 @@ function requestEdge(
       log(req, res, Math.round(ms));
     });
     assignRequestId(req, res);
-    for (const [name, value] of headers ?? []) res.setHeader(name, value);
     // People data is personal: no shared cache keeps it. Routes that support revalidation say so.
     res.setHeader('Cache-Control', 'no-store');
     // Bodies are read by the routes that take one, after authentication; only their size comes first.
-    if (helmetChain === null) refuseOversizedBody(req, res, next);
-    else
-      helmetChain(req, res, (error?: unknown) => (error ? next(error) : refuseOversizedBody(req, res, next)));
+    (req.secure ? overTls : plain)(req, res, (error?: unknown) =>
+      error ? next(error) : refuseOversizedBody(req, res, next),
+    );
   };
 }
 
@@ -79,9 +101,11 @@ export function createApp(container: Container): express.Express {
   app.set('etag', false);
 
   // Each app counts its own requests: two apps in one process (tests) never mix their counts.
-  const metrics = new HttpMetrics(container.get<Database>(APP.Database));
+  const metrics = new HttpMetrics(container.get<Database>(APP.Database), [
+    container.get<OperatorMetrics>(APP.OperatorMetrics).registry,
+  ]);
   const log = requestLogger(app, container.get<Logger>(APP.Logger));
-  app.use(requestEdge(metrics, log, securityHeaders()));
+  app.use(requestEdge(metrics, log));
 
   // The people routes first: the chat bot's lookups are most of the traffic, and every router
   // mounted before them is one more a lookup walks through. No two routers share a path.

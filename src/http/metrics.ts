@@ -63,7 +63,8 @@ export class HttpMetrics {
     registers: [this.appRegistry],
   });
 
-  constructor(database: Database) {
+  /** `shared`: registries of the process's other metrics (OperatorMetrics), served beside these. */
+  constructor(database: Database, shared: Registry[] = []) {
     const labels = { database: database.kind };
     const registers = [this.appRegistry];
     new Gauge({
@@ -95,7 +96,7 @@ export class HttpMetrics {
         this.set(labels, poolOf(database)?.options?.max ?? 0);
       },
     });
-    this.registry = Registry.merge([processMetrics(), this.appRegistry]);
+    this.registry = Registry.merge([processMetrics(), this.appRegistry, ...shared]);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { IsBoolean, IsIn, IsString, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { FILTER_STRING_MAX_LENGTH } from '../domain/person-filter';
+import { IsCalendarDate } from './is-calendar-date';
 import { IsText } from './is-text';
 
 // Decorators are listed type check first: for a value of the wrong type only its message is shown.
@@ -71,4 +72,17 @@ export class PersonFilterDto {
     description: 'true: people whose planner_id is set; false: people whose planner_id is not set.',
   })
   has_planner?: boolean;
+
+  @unlessAbsent()
+  @IsString(STRING)
+  @IsCalendarDate()
+  @JSONSchema({
+    format: 'date',
+    description:
+      'Renewals, a date YYYY-MM-DD: people who are current today and would not be current on the day ' +
+      'after this date, by their memberships as recorded (a renewal already recorded, a membership ' +
+      'covering the day after, takes them off the list).',
+    examples: ['2026-06-30'],
+  })
+  ending_before?: string;
 }

@@ -20,6 +20,8 @@ function line(req: Request, res: Response, durationMs: number) {
     status: res.statusCode,
     durationMs,
     keyId: res.locals.keyId,
+    // Who sent it (through TRUST_PROXY's proxies): what an operator looks for after an attack.
+    clientAddress: req.ip ?? req.socket.remoteAddress,
     // The client went away before the whole answer was written.
     aborted: res.writableFinished ? undefined : true,
   };

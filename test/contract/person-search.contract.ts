@@ -125,6 +125,39 @@ export function describePersonSearchContract(adapter: () => ContractAdapter): vo
       ]);
     });
 
+    it('decides ending_before from the memberships as recorded: current today, not the day after the date', async () => {
+      const tag = uniqueTag();
+      const membership = (startDate: string, endDate: string | null) => ({
+        club: `Club ${tag}`,
+        kind: null,
+        startDate,
+        endDate,
+      });
+      await people().insertMany([
+        newPerson({
+          lastName: `${tag} ends-on-the-date`,
+          memberships: [membership('2024-01-01', '2024-06-30')],
+        }),
+        newPerson({ lastName: `${tag} ends-after`, memberships: [membership('2024-01-01', '2024-07-01')] }),
+        newPerson({ lastName: `${tag} open`, memberships: [membership('2024-01-01', null)] }),
+        newPerson({
+          lastName: `${tag} renewed`,
+          memberships: [membership('2024-01-01', '2024-06-30'), membership('2024-07-01', '2025-06-30')],
+        }),
+        newPerson({
+          lastName: `${tag} gap`,
+          memberships: [membership('2024-01-01', '2024-06-30'), membership('2024-07-02', '2025-06-30')],
+        }),
+        newPerson({ lastName: `${tag} not-yet`, memberships: [membership('2024-06-20', '2024-06-25')] }),
+      ]);
+
+      expect(await lastNamesMatching(tag, { endingBefore: '2024-06-30' })).toEqual([
+        'ends-on-the-date',
+        'gap',
+      ]);
+      expect(await lastNamesMatching(tag, { endingBefore: TODAY })).toEqual([]);
+    });
+
     it('filters on having a chat_id or a planner_id, and combines filters with AND', async () => {
       const tag = uniqueTag();
       await people().insertMany([

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       streamsPerInstance: 32,
       webhookConcurrency: 8,
       changesRetentionDays: 30,
+      renewalNoticeDays: 30,
     });
   });
 
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       STREAMS_PER_INSTANCE: '8',
       WEBHOOK_CONCURRENCY: '16',
       CHANGES_RETENTION_DAYS: '7',
+      RENEWAL_NOTICE_DAYS: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
       streamsPerInstance: 8,
       webhookConcurrency: 16,
       changesRetentionDays: 7,
+      renewalNoticeDays: 0,
     });
   });
 
@@ -150,6 +153,7 @@ describe('loadConfig', () => {
     ['KEEP_ALIVE_TIMEOUT_S', '65s', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "65s"'],
     ['STREAMS_PER_KEY', '0', 'STREAMS_PER_KEY must be a whole number from 1 to 1000, not "0"'],
     ['CHANGES_RETENTION_DAYS', '0', 'CHANGES_RETENTION_DAYS must be a whole number from 1 to 3650, not "0"'],
+    ['RENEWAL_NOTICE_DAYS', '-1', 'RENEWAL_NOTICE_DAYS must be a whole number from 0 to 3650, not "-1"'],
     [
       'STREAMS_PER_INSTANCE',
       'many',

@@ -1,8 +1,9 @@
 import { inject, injectable } from 'inversify';
 import type { Account } from '../../domain/account';
-import { TooManyAttempts, Unauthenticated } from '../../domain/errors';
+import { Overloaded, TooManyAttempts, Unauthenticated } from '../../domain/errors';
 import type { AccountRepository } from '../ports/account-repository';
 import type { LoginThrottle } from '../ports/login-throttle';
+import type { OperatorEvents } from '../ports/operator-events';
 import type { PasswordHasher } from '../ports/password-hasher';
 import { TYPES } from '../ports/tokens';
 import { countedAddress } from './counted-address';
@@ -27,6 +28,7 @@ export class AuthenticateAccount {
     @inject(TYPES.AccountRepository) private readonly accounts: AccountRepository,
     @inject(TYPES.PasswordHasher) private readonly passwords: PasswordHasher,
     @inject(TYPES.LoginThrottle) private readonly throttle: LoginThrottle,
+    @inject(TYPES.OperatorEvents) private readonly events: OperatorEvents,
   ) {}
 
   async execute(input: AuthenticateAccountInput): Promise<Account> {
@@ -51,9 +53,23 @@ export class AuthenticateAccount {
     try {
       const account = await this.accounts.findByUsername(input.username);
       // An unknown user is compared against a dummy hash, so the time taken does not reveal it.
-      const matches = await this.passwords.verify(input.password, account?.passwordHash ?? null, checkedFor);
+      const matches = await this.passwords
+        .verify(input.password, account?.passwordHash ?? null, checkedFor)
+        .catch((error: unknown) => {
+          if (error instanceof Overloaded) this.events.passwordCheckRefused();
+          throw error;
+        });
       if (account === null || !matches) {
         keepCounted = true;
+        // This failure stays counted: the subjects it filled are locked out from now on.
+        if (reservation.filled.length > 0) {
+          this.events.signInLockoutStarted({
+            ...checkedFor,
+            lockedOut: subjects
+              .filter((subject) => reservation.filled.includes(subject))
+              .map((subject) => (subject.startsWith('user:') ? 'username' : 'client address')),
+          });
+        }
         throw new Unauthenticated(WRONG_CREDENTIALS);
       }
       // The right password for a disabled account is refused alike, but is no guess to count.

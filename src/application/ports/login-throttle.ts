@@ -1,5 +1,11 @@
-/** The answer to a reservation: an attempt counted, or how long until one may be. */
-export type Reservation = { granted: true; attempt: string } | { granted: false; retryAfterSeconds: number };
+/**
+ * The answer to a reservation: an attempt counted, or how long until one may be. A granted
+ * attempt names the subjects it brought to the limit (`filled`): if it stays counted (a wrong
+ * password), their lockout starts with it.
+ */
+export type Reservation =
+  | { granted: true; attempt: string; filled: string[] }
+  | { granted: false; retryAfterSeconds: number };
 
 /**
  * Counts sign-in attempts per subject (a username, a client address) within a window, and refuses

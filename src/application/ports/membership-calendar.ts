@@ -12,6 +12,13 @@ export interface DueMembership {
   writtenAt: Date;
 }
 
+/** A current membership near its end whose renewal notice (membership.ending) is due. */
+export interface EndingMembership {
+  id: number;
+  personId: number;
+  endDate: string;
+}
+
 /** What the calendar job (membership.started / ended, SPEC §7) has dealt with, per membership. */
 export interface MembershipCalendar {
   /**
@@ -22,4 +29,13 @@ export interface MembershipCalendar {
   claimDue(today: string, limit: number): Promise<DueMembership[]>;
   /** Marks the starts and ends of these memberships as dealt with. */
   markDone(started: number[], ended: number[]): Promise<void>;
+  /**
+   * Up to `limit` memberships, by end date, whose renewal notice is due (isNearItsEnd today with
+   * `noticeDays`), whose end date has not been told yet, of people not erased and not kept on by
+   * another membership covering the day after that end date (a renewal already recorded). Locked
+   * and skipped as claimDue's.
+   */
+  claimEnding(today: string, noticeDays: number, limit: number): Promise<EndingMembership[]>;
+  /** Remembers that these memberships' present end dates have been told. */
+  markEndingTold(ids: number[]): Promise<void>;
 }

@@ -47,6 +47,10 @@ export interface WebhookDelivery {
 export interface ClaimedDelivery {
   id: number;
   subscriptionId: number;
+  /** The change it sends. */
+  seq: number;
+  /** Attempts made before this one. */
+  attempts: number;
   messageId: string;
   url: string;
   payload: string;
@@ -112,6 +116,30 @@ export type DeliveryOutcome =
    */
   | { status: 'failed'; disableSubscription: string | null };
 
+/** How far behind a subscription is: the changes it has not been sent with success yet. */
+export interface WebhookBacklog {
+  subscriptionId: number;
+  disabled: boolean;
+  /** Deliveries waiting for a retry, and changes past its cursor that it takes. */
+  changes: number;
+  /** The changes past its cursor were counted up to a limit: `changes` is a lower bound. */
+  orMore: boolean;
+  /** When the oldest of them was made; null when there is none. */
+  oldestAt: Date | null;
+}
+
+/** What re-enabling a subscription did. */
+export interface EnabledSubscription {
+  subscription: WebhookSubscription;
+  /** Deliveries that had failed since its last success, queued again with a fresh three days. */
+  requeued: number;
+  /**
+   * Changes past its cursor that retention removed before they could be sent: the receiver must
+   * list /people again to see them.
+   */
+  changesLost: boolean;
+}
+
 export interface WebhookStore {
   addSubscription(subscription: NewWebhookSubscription): Promise<WebhookSubscription>;
   listSubscriptions(): Promise<WebhookSubscription[]>;
@@ -126,6 +154,17 @@ export interface WebhookStore {
     options: { failedOnly: boolean; limit: number },
   ): Promise<WebhookDelivery[]>;
   findDelivery(id: number): Promise<WebhookDelivery | null>;
+  /**
+   * Sends to a disabled subscription again, keeping its id, secret and cursor: the changes past its
+   * cursor are sent as usual, and its deliveries that failed since its last success are made
+   * pending and due at `now`, with a fresh three days. Null when there is no such subscription;
+   * `requeued` 0 and nothing changed when it was not disabled.
+   */
+  enableSubscription(id: number, now: Date): Promise<EnabledSubscription | null>;
+  /** Every secret that signs for the subscription at `now`; null when there is no such subscription. */
+  signingSecrets(id: number, now: Date): Promise<string[] | null>;
+  /** How far behind each subscription is, disabled ones included, by id. */
+  backlog(): Promise<WebhookBacklog[]>;
   /** Makes the delivery pending and due at `now`, with a fresh three days of retries. */
   redeliver(id: number, now: Date): Promise<void>;
 

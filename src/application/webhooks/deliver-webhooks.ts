@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
+import type { OperatorEvents, WebhookAttemptOutcome } from '../ports/operator-events';
 import { TYPES } from '../ports/tokens';
 import type { WebhookMessage, WebhookSender } from '../ports/webhook-sender';
 import type {
@@ -35,6 +36,11 @@ export type SendSlots = () => Promise<(() => void) | null>;
 
 const GONE = 410;
 
+function attemptOutcome(outcome: DeliveryOutcome): WebhookAttemptOutcome {
+  if (outcome.status !== 'pending') return outcome.status;
+  return outcome.countsAsFailure ? 'retrying' : 'cancelled';
+}
+
 /**
  * The webhook engine's steps, each one short: claim the subscriptions behind the change log and
  * send each its window of changes, recorded in one go; claim due retries, send one and record
@@ -47,6 +53,7 @@ export class DeliverWebhooks {
     @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
     @inject(TYPES.WebhookSender) private readonly sender: WebhookSender,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.OperatorEvents) private readonly events: OperatorEvents,
   ) {}
 
   /** Leases up to `limit` subscriptions behind the change log, each with its window of changes. */
@@ -80,7 +87,15 @@ export class DeliverWebhooks {
           .finally(release),
       );
     }
-    return this.store.recordWindow(window, windowRecord(await Promise.all(results)));
+    const record = windowRecord(await Promise.all(results));
+    const recorded = await this.store.recordWindow(window, record);
+    if (recorded && record.disable !== null) {
+      this.events.webhookSubscriptionDisabled({
+        subscriptionId: window.subscriptionId,
+        reason: record.disable.reason,
+      });
+    }
+    return recorded;
   }
 
   private async sendChange(
@@ -101,6 +116,7 @@ export class DeliverWebhooks {
       { failures: 0, retryingSince: now, failingSince: window.failingSince },
       signal,
     );
+    this.tell(window.subscriptionId, change.seq, 1, tried);
     return { change, ...tried };
   }
 
@@ -147,9 +163,35 @@ export class DeliverWebhooks {
       payload: claim.payload,
       secrets: claim.secrets,
     };
-    const { attempt, outcome } = await this.attempt(message, claim, signal);
-    await this.store.finish(claim, attempt, outcome);
+    const tried = await this.attempt(message, claim, signal);
+    this.tell(claim.subscriptionId, claim.seq, claim.attempts + 1, tried);
+    const { attempt, outcome } = tried;
+    const recorded = await this.store.finish(claim, attempt, outcome);
+    if (recorded && outcome.status === 'failed' && outcome.disableSubscription !== null) {
+      this.events.webhookSubscriptionDisabled({
+        subscriptionId: claim.subscriptionId,
+        reason: outcome.disableSubscription,
+      });
+    }
     return outcome;
+  }
+
+  /** Tells the operator what one attempt led to (a log line when it failed, and the metrics). */
+  private tell(
+    subscriptionId: number,
+    seq: number,
+    attemptNumber: number,
+    { attempt, outcome }: { attempt: WebhookAttempt; outcome: DeliveryOutcome },
+  ): void {
+    this.events.webhookAttempted({
+      subscriptionId,
+      seq,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+      attempt: attemptNumber,
+      outcome: attemptOutcome(outcome),
+      nextAttemptAt: outcome.status === 'pending' && outcome.countsAsFailure ? outcome.nextAttemptAt : null,
+    });
   }
 
   /** Gives a claim back unsent: another instance may take it at once. */

@@ -21,7 +21,7 @@ export class RedeliverWebhook {
     const subscription = await this.store.findSubscription(delivery.subscriptionId);
     if (subscription?.disabledAt != null) {
       throw new Conflict(
-        `subscription ${delivery.subscriptionId} is disabled (${subscription.disabledReason}); add the URL again with: webhooks add URL`,
+        `subscription ${delivery.subscriptionId} is disabled (${subscription.disabledReason}); enable it again with: webhooks enable ${delivery.subscriptionId}`,
       );
     }
     if (delivery.status === 'pending' && delivery.attempts === 0) return delivery;

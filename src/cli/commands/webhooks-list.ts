@@ -1,6 +1,7 @@
 import { ListWebhooks } from '../../application/webhooks/list-webhooks';
 import type { WebhookSubscription } from '../../application/ports/webhook-store';
 import type { Command } from '../command';
+import { formatBehind } from '../format-age';
 import { formatTable } from '../format-table';
 import { printLine } from '../write-text';
 
@@ -18,7 +19,10 @@ export const webhooksList: Command = {
   path: ['webhooks', 'list'],
   summary: 'list the webhook subscriptions',
   usage: '[--json]',
-  description: 'Lists every webhook subscription: id, URL, event types, status. Never a secret.',
+  description: [
+    'Lists every webhook subscription: id, URL, event types, how far behind it is (the changes',
+    'not yet delivered to it and the age of the oldest), status. Never a secret.',
+  ].join('\n'),
   options: { json: { type: 'boolean', description: 'print a JSON array instead of a table' } },
   positionals: [],
   database: 'migrated',
@@ -34,6 +38,11 @@ export const webhooksList: Command = {
         disabled_at: s.disabledAt?.toISOString() ?? null,
         disabled_reason: s.disabledReason,
         previous_secret_expires_at: s.previousSecretExpiresAt?.toISOString() ?? null,
+        behind: {
+          changes: s.behind.changes,
+          or_more: s.behind.orMore,
+          oldest_at: s.behind.oldestAt?.toISOString() ?? null,
+        },
       }));
       printLine(io.stdout, JSON.stringify(rows, null, 2));
       return;
@@ -47,8 +56,9 @@ export const webhooksList: Command = {
       s.url,
       s.events?.join(',') ?? 'all',
       s.createdAt.toISOString(),
+      formatBehind(s.behind, now),
       status(s, now),
     ]);
-    printLine(io.stdout, formatTable(['ID', 'URL', 'EVENTS', 'CREATED', 'STATUS'], rows));
+    printLine(io.stdout, formatTable(['ID', 'URL', 'EVENTS', 'CREATED', 'BEHIND', 'STATUS'], rows));
   },
 };

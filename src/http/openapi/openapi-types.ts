@@ -65,6 +65,8 @@ export interface OpenApiDocument {
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
   paths: Paths;
+  /** What the service POSTs to webhook receivers (OpenAPI 3.1). */
+  webhooks: Record<string, PathItem>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, ResponseObject>;

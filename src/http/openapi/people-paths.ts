@@ -1,4 +1,4 @@
-import { MAX_LIMIT } from '../ids';
+import { MAX_ID, MAX_LIMIT } from '../ids';
 import { ADA, FILTER, PEOPLE } from './examples';
 import { headerRef } from './headers';
 import { idSchema, int32 } from './integers';
@@ -41,6 +41,19 @@ const idParameter = (what: string): Parameter => ({
   schema: idSchema(),
   example: ADA.id,
 });
+
+/**
+ * The id of a change. Its example is an id no person has (the largest an id can be), so that trying
+ * the operation as the reference page proposes it answers 404 rather than changing a real member
+ * of the directory it runs on.
+ */
+const changedIdParameter: Parameter = {
+  ...idParameter('person'),
+  description:
+    'Identifier of the person: a positive integer without leading zeros. The example, the largest ' +
+    'id there can be, names nobody (404): put the id of the person you mean to change.',
+  example: MAX_ID,
+};
 
 const peopleAnswer = answer(
   'The matching people, ordered by id (admins excluded). An empty filter matches everyone.',
@@ -133,7 +146,7 @@ const updatePerson = operation({
     'to the audit log. Permission: write.',
   tags: ['People'],
   parameters: [
-    idParameter('person'),
+    changedIdParameter,
     {
       name: 'If-Match',
       in: 'header',

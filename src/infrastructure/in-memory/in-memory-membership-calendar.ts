@@ -1,4 +1,9 @@
-import type { DueMembership, MembershipCalendar } from '../../application/ports/membership-calendar';
+import type {
+  DueMembership,
+  EndingMembership,
+  MembershipCalendar,
+} from '../../application/ports/membership-calendar';
+import { isCurrentDayAfter, isNearItsEnd } from '../../domain/membership';
 import type { InMemoryStore } from './in-memory-store';
 
 /** Units of work run one at a time here: nothing to skip. */
@@ -36,6 +41,34 @@ export class InMemoryMembershipCalendar implements MembershipCalendar {
     for (const id of ended) {
       const state = this.store.state.calendar.get(id);
       if (state !== undefined) state.endAnnounced = true;
+    }
+  }
+
+  async claimEnding(today: string, noticeDays: number, limit: number): Promise<EndingMembership[]> {
+    const due: EndingMembership[] = [];
+    for (const person of this.store.state.people.values()) {
+      if (person.erased) continue;
+      for (const m of person.memberships) {
+        const state = this.store.state.calendar.get(m.id);
+        if (state === undefined || m.endDate === null || state.endingAnnounced === m.endDate) continue;
+        if (!isNearItsEnd(m, today, noticeDays)) continue;
+        const endDate = m.endDate;
+        if (person.memberships.some((other) => isCurrentDayAfter(other, endDate))) continue;
+        due.push({ id: m.id, personId: person.id, endDate });
+      }
+    }
+    return due
+      .sort((a, b) => (a.endDate < b.endDate ? -1 : a.endDate > b.endDate ? 1 : a.id - b.id))
+      .slice(0, limit);
+  }
+
+  async markEndingTold(ids: number[]): Promise<void> {
+    const wanted = new Set(ids);
+    for (const person of this.store.state.people.values()) {
+      for (const m of person.memberships) {
+        const state = this.store.state.calendar.get(m.id);
+        if (state !== undefined && wanted.has(m.id)) state.endingAnnounced = m.endDate;
+      }
     }
   }
 }

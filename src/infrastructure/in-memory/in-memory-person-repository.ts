@@ -9,7 +9,7 @@ import type {
 import { personView, type RenderedPerson } from '../../application/people/person-view';
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
-import { isCurrent } from '../../domain/membership';
+import { isCurrent, isEndingBefore } from '../../domain/membership';
 import {
   ERASED_NAME,
   isVisible,
@@ -45,7 +45,8 @@ function identity(person: StoredPerson): PersonIdentity {
  * foldCase on both sides, substring for names (LIKE '%...%' there) and equality for emails.
  */
 export function matchesFilter(person: Person, filter: PersonFilter, today: string): boolean {
-  const { email, firstName, lastName, chatId, memberNumber, active, hasChat, hasPlanner } = filter;
+  const { email, firstName, lastName, chatId, memberNumber, active, hasChat, hasPlanner, endingBefore } =
+    filter;
   if (
     email !== undefined &&
     !person.contacts.some((c) => c.kind === 'email' && foldCase(c.value) === foldCase(email))
@@ -61,6 +62,7 @@ export function matchesFilter(person: Person, filter: PersonFilter, today: strin
   }
   if (hasChat !== undefined && (person.chatId !== null) !== hasChat) return false;
   if (hasPlanner !== undefined && (person.plannerId !== null) !== hasPlanner) return false;
+  if (endingBefore !== undefined && !isEndingBefore(person.memberships, today, endingBefore)) return false;
   return true;
 }
 

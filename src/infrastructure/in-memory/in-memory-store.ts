@@ -24,7 +24,16 @@ interface State {
   /** What directory_meta holds in a database. */
   directory: { id: string; changesPrunedThrough: number };
   /** Per membership id, what the memberships table's calendar columns hold. */
-  calendar: Map<number, { startAnnounced: boolean; endAnnounced: boolean; writtenAt: Date }>;
+  calendar: Map<
+    number,
+    {
+      startAnnounced: boolean;
+      endAnnounced: boolean;
+      writtenAt: Date;
+      /** The end date whose renewal notice was told; absent: none told. */
+      endingAnnounced?: string | null;
+    }
+  >;
   clubs: Map<string, Club>;
   nextId: {
     person: number;

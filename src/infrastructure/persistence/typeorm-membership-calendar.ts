@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import type { DueMembership, MembershipCalendar } from '../../application/ports/membership-calendar';
+import type {
+  DueMembership,
+  EndingMembership,
+  MembershipCalendar,
+} from '../../application/ports/membership-calendar';
+import { currentDayAfterSql, nearItsEndSql } from '../../domain/membership';
 import { withDatabaseErrors } from './database-errors';
 
 interface DueRow {
@@ -52,6 +57,37 @@ export class TypeOrmMembershipCalendar implements MembershipCalendar {
                 end_announced = end_announced OR id = ANY($2::int[])
           WHERE id = ANY($1::int[]) OR id = ANY($2::int[])`,
         [started, ended],
+      );
+    });
+  }
+
+  claimEnding(today: string, noticeDays: number, limit: number): Promise<EndingMembership[]> {
+    return withDatabaseErrors(async () => {
+      // The first two conditions are the partial index's, read by end date over the notice period
+      // only (in that order: by id, every membership was read to find none due).
+      const rows: { id: number; person_id: number; end_date: string }[] = await this.manager.query(
+        `SELECT m.id, m.person_id, m.end_date
+           FROM memberships m
+          WHERE m.end_date IS NOT NULL AND m.ending_announced IS DISTINCT FROM m.end_date
+            AND ${nearItsEndSql('m', '$1::date', '$2::int')}
+            AND EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NULL)
+            AND NOT EXISTS (SELECT 1 FROM memberships o
+                             WHERE o.person_id = m.person_id AND ${currentDayAfterSql('o', 'm.end_date')})
+          ORDER BY m.end_date, m.id
+          LIMIT $3
+            FOR UPDATE OF m SKIP LOCKED`,
+        [today, noticeDays, limit],
+      );
+      return rows.map((row) => ({ id: row.id, personId: row.person_id, endDate: row.end_date }));
+    });
+  }
+
+  markEndingTold(ids: number[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (ids.length === 0) return;
+      await this.manager.query(
+        'UPDATE memberships SET ending_announced = end_date WHERE id = ANY($1::int[])',
+        [ids],
       );
     });
   }

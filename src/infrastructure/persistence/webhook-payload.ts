@@ -2,6 +2,15 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { encodeCursor } from '../../application/changes/change-cursor';
 
+/** SPEC §7's body of a change's delivery, as it is sent (the OpenAPI document's WebhookChange). */
+export interface WebhookPayloadJson {
+  type: string;
+  seq: number;
+  person_id: number;
+  at: string;
+  cursor: string;
+}
+
 /** What a change becomes on the wire for a subscription. */
 export interface WebhookWire {
   /** SPEC §7's body, with the cursor GET /changes would give. */
@@ -29,7 +38,7 @@ export async function webhookPayloads(manager: EntityManager): Promise<WebhookWi
         person_id: personId,
         at: at.toISOString(),
         cursor: encodeCursor({ directoryId, seq }),
-      }),
+      } satisfies WebhookPayloadJson),
     messageId: (subscriptionId, seq) =>
       `msg_${createHash('sha256').update(`${directoryId}:${subscriptionId}:${seq}`).digest('hex').slice(0, 32)}`,
   };

@@ -56,17 +56,19 @@ export class InMemoryLoginThrottle implements LoginThrottle {
     if (wait > 0) return { granted: false, retryAfterSeconds: wait };
 
     const id = `${now}:${randomUUID()}`;
+    const filled: string[] = [];
     for (const subject of subjects) {
       // Re-inserting moves the subject to the end, so the oldest-touched are evicted first.
-      const kept = this.recent(subject, now);
+      const kept = [...this.recent(subject, now), { at: now, id }];
       this.attempts.delete(subject);
-      this.attempts.set(subject, [...kept, { at: now, id }]);
+      this.attempts.set(subject, kept);
+      if (kept.length >= this.limit) filled.push(subject);
     }
     while (this.attempts.size > this.maxSubjects) {
       const oldest = this.attempts.keys().next().value as string;
       this.attempts.delete(oldest);
     }
-    return { granted: true, attempt: id };
+    return { granted: true, attempt: id, filled };
   }
 
   async release(subjects: string[], attempt: string): Promise<void> {

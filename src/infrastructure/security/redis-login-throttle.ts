@@ -20,8 +20,9 @@ export interface RedisLoginThrottleOptions {
 // One atomic step per reservation, so that concurrent sign-ins on every instance are counted one
 // after another: drop what left the window from each subject; if any subject still holds `limit`
 // attempts, answer the milliseconds until its oldest counted one leaves the window and count
-// nothing; otherwise add this attempt (ARGV[4], "<time>:<uuid>") to every subject and let Redis
-// forget a subject a window after its newest attempt.
+// nothing; otherwise add this attempt (ARGV[4], "<time>:<uuid>") to every subject, let Redis
+// forget a subject a window after its newest attempt, and answer the (1-based) positions of the
+// subjects it brought to the limit, as a list (empty when none).
 const RESERVE = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -36,11 +37,13 @@ for _, key in ipairs(KEYS) do
   end
 end
 if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
+local filled = {}
+for i, key in ipairs(KEYS) do
   redis.call('ZADD', key, now, ARGV[4])
   redis.call('PEXPIRE', key, window)
+  if redis.call('ZCARD', key) >= limit then table.insert(filled, i) end
 end
-return 0`;
+return filled`;
 
 const RELEASE = `
 for _, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
@@ -78,27 +81,28 @@ export class RedisLoginThrottle implements LoginThrottle {
     const local = await this.options.fallback.reserve(subjects);
     if (!local.granted) return local;
     const now = this.clock.now().getTime();
-    let waitMs: number;
+    let reply: unknown;
     try {
-      waitMs = Number(
-        await this.redis.sendCommand([
-          'EVAL',
-          RESERVE,
-          String(subjects.length),
-          ...subjects.map((subject) => this.key(subject)),
-          String(now),
-          String(this.windowMs),
-          String(this.limit),
-          local.attempt,
-        ]),
-      );
+      reply = await this.redis.sendCommand([
+        'EVAL',
+        RESERVE,
+        String(subjects.length),
+        ...subjects.map((subject) => this.key(subject)),
+        String(now),
+        String(this.windowMs),
+        String(this.limit),
+        local.attempt,
+      ]);
     } catch (error) {
       this.report(error);
       return local;
     }
-    if (waitMs <= 0) return local;
+    // Granted: Redis, which counts every instance's attempts, says which subjects are now full.
+    if (Array.isArray(reply)) {
+      return { ...local, filled: reply.map((position) => subjects[Number(position) - 1]) };
+    }
     await this.options.fallback.release(subjects, local.attempt);
-    return { granted: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
+    return { granted: false, retryAfterSeconds: Math.ceil(Number(reply) / 1000) };
   }
 
   async release(subjects: string[], attempt: string): Promise<void> {

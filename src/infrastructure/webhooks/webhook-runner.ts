@@ -2,6 +2,7 @@ import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { DeliverWebhooks } from '../../application/webhooks/deliver-webhooks';
 import type { ClaimedDelivery } from '../../application/ports/webhook-store';
+import { isDatabaseUnavailable } from '../persistence/database-errors';
 
 export interface WebhookRunnerOptions {
   /** Sends in flight at most, per instance. */
@@ -60,7 +61,8 @@ export class WebhookRunner {
   /** Windows waiting for a slot, first come first served. */
   private readonly slotWaiters: ((release: (() => void) | null) => void)[] = [];
   private readonly cancel = new AbortController();
-  private failing = false;
+  /** What failed at the last look for work, already logged; null when it went well. */
+  private failing: 'database' | 'step' | null = null;
   private loadTimer: NodeJS.Timeout | null = null;
   private busy = false;
 
@@ -156,12 +158,9 @@ export class WebhookRunner {
           await this.followChanges();
         }
         nextDueInMs = await this.claimAndSend();
-        if (this.failing) this.options.logger.info('webhooks: the database answers again');
-        this.failing = false;
+        this.answered();
       } catch (error) {
-        // The database is away: polling goes on, and the outage is logged once.
-        if (!this.failing) this.options.logger.warn({ err: error }, 'webhooks: cannot reach the database');
-        this.failing = true;
+        this.failed(error);
       }
       if (!this.running) break;
       if (this.woken) continue;
@@ -171,6 +170,32 @@ export class WebhookRunner {
           : Math.max(0, Math.min(this.options.pollIntervalMs, nextDueInMs));
       await this.sleep(wait);
     }
+  }
+
+  /**
+   * The runner asks the database something every poll, whether or not anything is to be sent: it
+   * is the service's watch on it, and tells the operator, once each, when it is lost and when it
+   * answers again (requests meanwhile answer 503, each logged as it fails).
+   */
+  private failed(error: unknown): void {
+    if (this.failing !== null) return;
+    if (isDatabaseUnavailable(error)) {
+      this.failing = 'database';
+      this.options.logger.error(
+        { event: 'database.lost', err: error },
+        'database lost: requests that need it answer 503 and webhooks wait until it answers again',
+      );
+    } else {
+      this.failing = 'step';
+      this.options.logger.warn({ err: error }, 'webhooks: looking for work failed; trying again');
+    }
+  }
+
+  private answered(): void {
+    if (this.failing === 'database') {
+      this.options.logger.info({ event: 'database.regained' }, 'database regained: it answers again');
+    }
+    this.failing = null;
   }
 
   /** Leases the subscriptions behind the change log and starts sending their windows. */

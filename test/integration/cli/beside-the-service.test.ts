@@ -109,7 +109,7 @@ async function keyHolder(service: ServedProcess, dataDir: string, username: stri
     expect(synced.stdout).toMatch(/: 0 added, 1 updated, 2 unchanged, 0 erased/);
     expect(await countPeople(service, token, 'Renamed')).toBe(1);
 
-    const erased = await runTool(['people', 'erase', String(second.id)], { dataDir });
+    const erased = await runTool(['people', 'erase', String(second.id), '--yes'], { dataDir });
     expect(erased).toMatchObject({ code: 0, stdout: `erased person ${second.id}\n` });
     expect((await get(service, `/people/${second.id}`, token)).status).toBe(404);
     const held = await runTool(

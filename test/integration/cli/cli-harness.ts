@@ -30,6 +30,8 @@ export async function cli(
     /** The container the test itself uses on `database`: the tool then runs in it (one per process). */
     container?: Container;
     ttyStderr?: boolean;
+    /** Standard input is a terminal, as far as the tool can tell (what `stdin` holds is typed). */
+    ttyStdin?: boolean;
     /** The process's umask while the tool runs (0o022, the usual one, leaves new files readable by all). */
     umask?: number;
   } = {},
@@ -38,10 +40,12 @@ export async function cli(
   const stderr = capture();
   // A terminal, as far as the tool can tell: it then draws progress.
   if (options.ttyStderr) Object.assign(stderr.stream, { isTTY: true, columns: 100 });
+  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
+  if (options.ttyStdin) Object.assign(stdin, { isTTY: true });
   const umask = options.umask === undefined ? undefined : process.umask(options.umask);
   const code = await runCli(argv, {
     database,
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    stdin,
     stdout: stdout.stream,
     stderr: stderr.stream,
     env: { BCRYPT_COST: '4', LOG_LEVEL: 'silent', ...options.env },

@@ -144,6 +144,7 @@ export class DocumentedAnswers {
       }
     };
     walk(this.document.paths, '#/paths');
+    walk(this.document.webhooks, '#/webhooks');
     walk(this.document.components.headers, '#/components/headers');
     walk(this.document.components.responses, '#/components/responses');
     return problems;

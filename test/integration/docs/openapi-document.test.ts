@@ -66,6 +66,7 @@ const FILTER_KEYS = [
   'active',
   'has_chat',
   'has_planner',
+  'ending_before',
 ];
 const CHANGE_KEYS = ['first_name', 'last_name', 'chat_id'];
 
@@ -127,6 +128,7 @@ describe('the OpenAPI document', () => {
     expect(integers.length).toBeGreaterThan(10);
     expect(integers.filter(([, schema]) => schema.format !== 'int32').map(([where]) => where)).toEqual([
       '#/components/schemas/Change/properties/seq',
+      '#/components/schemas/WebhookChange/properties/seq',
     ]);
     expect(document.components.schemas.Change.properties).toMatchObject({
       seq: { format: 'int64', maximum: Number.MAX_SAFE_INTEGER },
@@ -166,6 +168,58 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it('describes the webhooks: the change payload and the ping, each with the Standard Webhooks headers', () => {
+    expect(Object.keys(document.webhooks)).toEqual(['change', 'webhook.ping']);
+    const change = document.webhooks.change.post as Operation;
+    expect(change.requestBody?.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookChange',
+    });
+    expect(document.components.schemas.WebhookChange).toMatchObject({
+      required: ['type', 'seq', 'person_id', 'at', 'cursor'],
+      additionalProperties: false,
+    });
+    expect(document.components.schemas.WebhookPing).toMatchObject({
+      required: ['type', 'subscription_id', 'at'],
+      properties: { type: { const: 'webhook.ping' } },
+    });
+    for (const [name, item] of Object.entries(document.webhooks)) {
+      const headers = (item.post?.parameters ?? []).map((p) =>
+        'in' in p ? `${p.in} ${p.name} ${p.required}` : '?',
+      );
+      expect([name, headers]).toEqual([
+        name,
+        ['header webhook-id true', 'header webhook-timestamp true', 'header webhook-signature true'],
+      ]);
+      expect([name, Object.keys(item.post?.responses ?? {}).sort()]).toEqual([
+        name,
+        ['2XX', '410', 'default'],
+      ]);
+    }
+    expect(document.tags.map((tag) => tag.name)).toContain('Webhooks');
+  });
+
+  it('describes the change feed and the webhooks in its introduction', () => {
+    const { description } = document.info;
+    expect(description).toMatch(/GET \/changes\?after=/);
+    expect(description).toMatch(/Changes-Cursor/);
+    expect(description).toMatch(/webhooks add URL/);
+    expect(description).toMatch(/webhook-signature/);
+    expect(description).toMatch(/\{"type", "seq", "person_id", "at", "cursor"\}/);
+  });
+
+  it('tells to paste the token alone: "Bearer mdk_..." in the Authorize dialog would be sent as "Bearer Bearer mdk_..."', () => {
+    const hints = [document.info.description, document.components.securitySchemes.bearer.description];
+    for (const hint of hints) expect(hint).not.toMatch(/Bearer mdk_/);
+    expect(document.components.securitySchemes.bearer.description).toMatch(/paste the token alone/);
+  });
+
+  it('proposes an id that names nobody for PATCH /people/{id}, and real ids only where nothing changes', () => {
+    const idOf = (operation?: Operation) =>
+      (operation?.parameters ?? []).find((p) => 'name' in p && p.name === 'id') as { example?: unknown };
+    expect(idOf(document.paths['/people/{id}'].patch).example).toBe(MAX_ID);
+    expect(idOf(document.paths['/people/{id}'].get).example).toBe(ADA.id);
+  });
+
   it('takes the request bodies from the DTOs the routes validate with', () => {
     const { schemas } = document.components;
     const keysOf = (name: string) => Object.keys(schemas[name].properties as object).sort();
@@ -195,6 +249,13 @@ describe('the OpenAPI document', () => {
     // Each carries the matching rule written on the DTO.
     const email = document.paths['/people'].get?.parameters?.find((p) => 'name' in p && p.name === 'email');
     expect(email).toMatchObject({ description: expect.stringMatching(/^Case-insensitive exact match/) });
+    const endingBefore = document.paths['/people'].get?.parameters?.find(
+      (p) => 'name' in p && p.name === 'ending_before',
+    );
+    expect(endingBefore).toMatchObject({
+      schema: { type: 'string', format: 'date' },
+      description: expect.stringMatching(/^Renewals/),
+    });
   });
 
   it('declares no request body on a GET or DELETE, which browsers and generated clients cannot send', () => {
@@ -235,6 +296,19 @@ describe.each(testDatabases)('the served document on $name', (target) => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+  });
+
+  it('answers 404, changing nobody, when PATCH /people/{id} is tried with its example as proposed', async () => {
+    const document = buildOpenApiDocument();
+    const patch = document.paths['/people/{id}'].patch as Operation;
+    const id = (patch.parameters ?? []).find((p) => 'name' in p && p.name === 'id') as { example: number };
+    const body = patch.requestBody?.content['application/json'].examples?.nested.value;
+    const token = await t.tokenWith(['read', 'write']);
+    const res = await request(t.app)
+      .patch(`/people/${id.example}`)
+      .set('Authorization', `Bearer ${token}`)
+      .send(body as object);
+    expect(res.status).toBe(404);
   });
 
   it('lists every route the app serves, with each method, and nothing it does not serve', () => {

@@ -63,6 +63,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'MemberNumbersAndErasure1767657600000',
         'WebhookSubscriptionCursors1767744000000',
         'RemovedAndEndingChanges1767830400000',
+        'RenewalNotices1768003200000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -101,6 +102,8 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'Webhooks1767571200000',
           'MemberNumbersAndErasure1767657600000',
           'WebhookSubscriptionCursors1767744000000',
+          'RemovedAndEndingChanges1767830400000',
+          'RenewalNotices1768003200000',
         ]);
       } finally {
         await empty.dispose();
@@ -132,6 +135,8 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       expect(await planOf(database, { lastName: 'σίσυφος' })).toContain('people_last_name_folded_trgm_idx');
       expect(await planOf(database, { firstName: 'STRASSE' })).toContain('people_first_name_folded_trgm_idx');
       expect(await planOf(database, { email: 'ZOË@example.org' })).toContain('contacts_email_folded_idx');
+      // Renewals start from the memberships ending by the date.
+      expect(await planOf(database, { endingBefore: '2024-07-15' })).toContain('memberships_end_date_idx');
     } finally {
       await database.close();
     }

@@ -1,31 +1,10 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { PersonUpdate, Transaction, UnitOfWork } from '../../../src/application/ports/unit-of-work';
 import type { Person } from '../../../src/domain/person';
-import { createLogger } from '../../../src/container';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
-
-/** The production logger, redaction and all, at its most verbose, writing into memory. */
-function memoryLogger() {
-  const chunks: string[] = [];
-  const logger = createLogger('trace');
-  (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  const text = () => chunks.join('');
-  const lines = () =>
-    text()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { logger, text, lines };
-}
+import { memoryLogger } from '../../support/memory-logger';
 
 // What clients send that must never reach the log.
 const SECRET = {
@@ -200,6 +179,8 @@ describe.each(testDatabases)('the request log on $name', (target) => {
         status: res.status,
         durationMs: expect.any(Number),
         requestId,
+        // supertest connects over loopback, IPv4 or its mapped IPv6 form.
+        clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
       });
       expect(line.route).toBe(expected.route);
       if (expected.keyId) expect(line.keyId).toEqual(expect.any(Number));

@@ -62,6 +62,7 @@ describeWithRedis('the login throttle in Redis', () => {
       const redis = redisThrottle(clock);
       const subjectSets = [['user:ada', 'addr:10.0.0.1'], ['user:bob', 'addr:10.0.0.1'], ['user:ada']];
       const answers = new Set<number>();
+      let fills = 0;
 
       for (let step = 0; step < 160; step++) {
         const roll = next();
@@ -70,6 +71,11 @@ describeWithRedis('the login throttle in Redis', () => {
           const inMemory = await memory.reserve(subjects);
           const inRedis = await redis.reserve(subjects);
           expect([step, inRedis.granted]).toEqual([step, inMemory.granted]);
+          // And the same subjects brought to the limit: where a lockout starts.
+          if (inMemory.granted && inRedis.granted) {
+            expect([step, inRedis.filled]).toEqual([step, inMemory.filled]);
+            if (inMemory.filled.length > 0) fills += 1;
+          }
           // Now and then the password was right: the attempt is given back.
           if (inMemory.granted && inRedis.granted && roll < 0.2) {
             await memory.release(subjects, inMemory.attempt);
@@ -90,6 +96,7 @@ describeWithRedis('the login throttle in Redis', () => {
       // The history went through granted and refused states, with waits of several lengths.
       expect(answers.has(0)).toBe(true);
       expect(answers.size).toBeGreaterThan(3);
+      expect(fills).toBeGreaterThan(0);
     },
   );
 

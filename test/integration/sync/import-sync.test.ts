@@ -230,7 +230,7 @@ describe.each(testDatabases)('import as a sync on $name', (target) => {
         `record 0: person ${admin.id} is an admin; an import does not change admins`,
       );
       const gone = await addMember();
-      expect((await cli(t.database, ['people', 'erase', String(gone.id)])).code).toBe(0);
+      expect((await cli(t.database, ['people', 'erase', String(gone.id), '--yes'])).code).toBe(0);
       expect(await refused([{ ...gone, first_name: 'Back' }])).toContain(
         `record 0: person ${gone.id} was erased; an import does not change erased people`,
       );

@@ -51,7 +51,7 @@ describe.each(testDatabases)('data protection on $name', (target) => {
   it('anonymises in one go, keeps membership periods, redacts the audit and records who erased whom', async () => {
     const { id, tag } = await addMember();
 
-    const result = await cli(t.database, ['people', 'erase', String(id)]);
+    const result = await cli(t.database, ['people', 'erase', String(id), '--yes']);
 
     expect(result).toEqual({ code: 0, stdout: `erased person ${id}\n`, stderr: '' });
     const erased = await row(id);
@@ -96,7 +96,7 @@ describe.each(testDatabases)('data protection on $name', (target) => {
 
   it('makes the person invisible everywhere, like an admin', async () => {
     const { id, tag } = await addMember();
-    expect((await cli(t.database, ['people', 'erase', String(id)])).code).toBe(0);
+    expect((await cli(t.database, ['people', 'erase', String(id), '--yes'])).code).toBe(0);
 
     expect((await request(t.app).get(`/people/${id}`).set(auth())).status).toBe(404);
     expect(
@@ -122,7 +122,7 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     expect(refused).toEqual({
       code: 1,
       stdout: '',
-      stderr: `error: person ${holder.personId} holds the account "${holder.username}", which erasing disables; give --yes to go ahead\n`,
+      stderr: `error: standard input is not a terminal, so erasing cannot be confirmed here: give --yes to erase person ${holder.personId}\n`,
     });
     expect(await snapshot(t.database)).toEqual(before);
     expect((await request(t.app).get('/keys').set('Authorization', `Bearer ${token}`)).status).toBe(200);
@@ -162,7 +162,7 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     );
 
     const { id } = await addMember();
-    await cli(t.database, ['people', 'erase', String(id)]);
+    await cli(t.database, ['people', 'erase', String(id), '--yes']);
     expect((await cli(t.database, ['people', 'erase', String(id)])).stdout).toBe(
       `person ${id} was already erased\n`,
     );

@@ -215,7 +215,11 @@ describe.each(testDatabases)('subscription cursors migrated on $name', (target) 
     const database = await openTestDatabase(target);
     const { dataSource } = database;
     try {
-      await dataSource.undoLastMigration();
+      // Back to just before the cursors' migration, whatever migrations came after it.
+      for (let undone = ''; undone !== 'WebhookSubscriptionCursors1767744000000'; ) {
+        [{ name: undone }] = await dataSource.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1');
+        await dataSource.undoLastMigration();
+      }
       const [{ id: early }] = await dataSource.query(
         `INSERT INTO webhook_subscriptions (url, events, secret, after_seq)
          VALUES ('http://127.0.0.1:9/a', NULL, 'whsec_dGVzdA==', 5) RETURNING id`,
@@ -231,7 +235,7 @@ describe.each(testDatabases)('subscription cursors migrated on $name', (target) 
         [early],
       );
 
-      expect(await migrate(database)).toEqual(['WebhookSubscriptionCursors1767744000000']);
+      expect((await migrate(database))[0]).toBe('WebhookSubscriptionCursors1767744000000');
       expect(
         await dataSource.query('SELECT id, sent_seq, lease_until FROM webhook_subscriptions ORDER BY id'),
       ).toEqual([

@@ -115,7 +115,7 @@ describe('AuthenticateAccount', () => {
   });
 
   it('gives the attempt back when the check could not start, and passes the refusal on', async () => {
-    const { directory, throttle } = keysFixture();
+    const { directory, throttle, events } = keysFixture();
     await addAccount(directory, { username: 'ann', password: 'pw' });
     const passwords = new FakePasswordHasher();
     let busy = true;
@@ -126,16 +126,19 @@ describe('AuthenticateAccount', () => {
         return passwords.verify(password, hash);
       },
     };
-    const authenticate = new AuthenticateAccount(directory.accounts, crowded, throttle);
+    const authenticate = new AuthenticateAccount(directory.accounts, crowded, throttle, events);
     const input = { username: 'ann', password: 'pw', clientAddress: '10.0.0.1' };
     for (let i = 0; i < 15; i++) await expect(authenticate.execute(input)).rejects.toThrow(Overloaded);
+    // Each refusal is told to the operator's metrics; none started a lockout.
+    expect(events.passwordCheckRefusals).toBe(15);
+    expect(events.lockouts).toEqual([]);
     busy = false;
     // Fifteen refusals, none of them counted: the right password still gets in.
     await expect(authenticate.execute(input)).resolves.toHaveProperty('username', 'ann');
   });
 
   it('has the check made for the case-folded username and the counted address', async () => {
-    const { directory, throttle } = keysFixture();
+    const { directory, throttle, events } = keysFixture();
     await addAccount(directory, { username: 'Ann', password: 'pw' });
     const seen: (CheckedFor | undefined)[] = [];
     const passwords = new FakePasswordHasher();
@@ -146,11 +149,54 @@ describe('AuthenticateAccount', () => {
         return passwords.verify(password, hash);
       },
     };
-    await new AuthenticateAccount(directory.accounts, spy, throttle).execute({
+    await new AuthenticateAccount(directory.accounts, spy, throttle, events).execute({
       username: 'Ann',
       password: 'pw',
       clientAddress: '::ffff:10.0.0.1',
     });
     expect(seen).toEqual([{ username: 'ann', clientAddress: '10.0.0.1' }]);
+  });
+
+  it('tells the operator once, when the tenth wrong password starts the lockout, naming username and address', async () => {
+    const { directory, authenticateAccount, events } = keysFixture();
+    await addAccount(directory, { username: 'Ann', password: 'pw' });
+    const wrong = { username: 'Ann', password: 'bad', clientAddress: '::ffff:10.0.0.7' };
+    for (let i = 0; i < 9; i++)
+      await expect(authenticateAccount.execute(wrong)).rejects.toThrow(Unauthenticated);
+    expect(events.lockouts).toEqual([]);
+    await expect(authenticateAccount.execute(wrong)).rejects.toThrow(Unauthenticated);
+    expect(events.lockouts).toEqual([
+      { username: 'ann', clientAddress: '10.0.0.7', lockedOut: ['username', 'client address'] },
+    ]);
+    // The refusals that follow are the lockout itself, not new ones.
+    for (let i = 0; i < 5; i++)
+      await expect(authenticateAccount.execute(wrong)).rejects.toThrow(TooManyAttempts);
+    expect(events.lockouts).toHaveLength(1);
+  });
+
+  it('names only the address when one address guesses at many usernames', async () => {
+    const { directory, authenticateAccount, events } = keysFixture();
+    await addAccount(directory, { username: 'ann', password: 'pw' });
+    for (let i = 0; i < 10; i++) {
+      await expect(
+        authenticateAccount.execute({ username: `user${i}`, password: 'bad', clientAddress: '192.0.2.9' }),
+      ).rejects.toThrow(Unauthenticated);
+    }
+    expect(events.lockouts).toEqual([
+      { username: 'user9', clientAddress: '192.0.2.9', lockedOut: ['client address'] },
+    ]);
+  });
+
+  it('starts no lockout when the attempt that filled the window had the right password', async () => {
+    const { directory, authenticateAccount, events } = keysFixture();
+    await addAccount(directory, { username: 'ann', password: 'pw' });
+    const input = { username: 'ann', password: 'pw', clientAddress: '10.0.0.1' };
+    for (let i = 0; i < 9; i++) {
+      await expect(authenticateAccount.execute({ ...input, password: 'bad' })).rejects.toThrow(
+        Unauthenticated,
+      );
+    }
+    await expect(authenticateAccount.execute(input)).resolves.toBeDefined();
+    expect(events.lockouts).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { IssueKey, type IssueKeyInput } from '../../../../src/application/keys/i
 import { ListKeys } from '../../../../src/application/keys/list-keys';
 import { RevokeKey } from '../../../../src/application/keys/revoke-key';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
+import { RecordedOperatorEvents } from '../../../../src/infrastructure/in-memory/recorded-operator-events';
 import { InMemoryLoginThrottle } from '../../../../src/infrastructure/security/in-memory-login-throttle';
 import { TokenCodec } from '../../../../src/infrastructure/security/token-codec';
 import { FakeClock } from '../../support/fake-clock';
@@ -16,6 +17,7 @@ export function keysFixture() {
   const passwords = new FakePasswordHasher();
   const tokens = new TokenCodec();
   const throttle = new InMemoryLoginThrottle(clock);
+  const events = new RecordedOperatorEvents();
   const issueKey = new IssueKey(directory.unitOfWork, tokens, clock);
   return {
     clock,
@@ -23,7 +25,8 @@ export function keysFixture() {
     passwords,
     tokens,
     throttle,
-    authenticateAccount: new AuthenticateAccount(directory.accounts, passwords, throttle),
+    events,
+    authenticateAccount: new AuthenticateAccount(directory.accounts, passwords, throttle, events),
     issueKey,
     /** IssueKey for a signed-in account, with every option at its default unless given. */
     issue: (accountId: number, options: Partial<Omit<IssueKeyInput, 'accountId'>> = {}) =>

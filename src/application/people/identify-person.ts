@@ -1,0 +1,51 @@
+import { inject, injectable } from 'inversify';
+import { NotFound } from '../../domain/errors';
+import type { Clock } from '../ports/clock';
+import type { PersonRepository } from '../ports/person-repository';
+import { TYPES } from '../ports/tokens';
+import { type FoundPerson, foundPerson } from './find-people';
+
+/** How the command line names one person: by the directory's id or by the society's member number. */
+export type PersonReference = { id: number } | { memberNumber: string };
+
+export interface IdentifiedPerson extends FoundPerson {
+  admin: boolean;
+  erased: boolean;
+  hasAccount: boolean;
+}
+
+/**
+ * The one person a reference names, whoever they are (admins and erased people too: the command
+ * that asked decides what it does with them), with what a confirmation shows of them. NotFound
+ * when nobody has that id or member number.
+ */
+@injectable()
+export class IdentifyPerson {
+  constructor(
+    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(reference: PersonReference): Promise<IdentifiedPerson> {
+    const byNumber = 'memberNumber' in reference;
+    const [identity] = await this.people.findIdentities({
+      ids: byNumber ? [] : [reference.id],
+      memberNumbers: byNumber ? [reference.memberNumber] : [],
+      chatIds: [],
+    });
+    const person = identity === undefined ? null : await this.people.findById(identity.id);
+    if (identity === undefined || person === null) {
+      throw new NotFound(
+        byNumber
+          ? `no person has the member number ${JSON.stringify(reference.memberNumber)}`
+          : `no person has the id ${reference.id}`,
+      );
+    }
+    return {
+      ...foundPerson(person, this.clock.today()),
+      admin: identity.role === 'admin',
+      erased: identity.erased,
+      hasAccount: identity.hasAccount,
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { inject, injectable } from 'inversify';
+import type { Clock } from '../ports/clock';
+import { TYPES } from '../ports/tokens';
+import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
+import { NotFound } from '../../domain/errors';
+
+export interface EnabledWebhook {
+  subscription: WebhookSubscription;
+  /** False when it was not disabled: nothing was changed. */
+  wasDisabled: boolean;
+  /** Deliveries that had failed since its last success, sent again with a fresh three days. */
+  requeued: number;
+  /** Changes it missed that retention removed before they could be sent. */
+  changesLost: boolean;
+  /** What it is to be sent now, the requeued deliveries included. */
+  behind: Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
+}
+
+/**
+ * Sends to a disabled subscription again, with its id and secret, from where it stopped: the
+ * changes committed while it was disabled are delivered (those retention still keeps), and so are
+ * the deliveries that failed since it last succeeded, each with a fresh three days of retries. A
+ * receiver that would rather skip them catches up from GET /changes instead: remove the
+ * subscription and add it again. docs/decisions.md, "Enabling a webhook subscription again".
+ */
+@injectable()
+export class EnableWebhook {
+  constructor(
+    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ id }: { id: number }): Promise<EnabledWebhook> {
+    const before = await this.store.findSubscription(id);
+    if (before === null) throw new NotFound(`no webhook subscription ${id}`);
+    const enabled = await this.store.enableSubscription(id, this.clock.now());
+    if (enabled === null) throw new NotFound(`no webhook subscription ${id}`);
+    const behind = (await this.store.backlog()).find((row) => row.subscriptionId === id);
+    return {
+      subscription: enabled.subscription,
+      wasDisabled: before.disabledAt !== null,
+      requeued: enabled.requeued,
+      changesLost: enabled.changesLost,
+      behind: {
+        changes: behind?.changes ?? 0,
+        orMore: behind?.orMore ?? false,
+        oldestAt: behind?.oldestAt ?? null,
+      },
+    };
+  }
+}

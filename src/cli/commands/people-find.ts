@@ -1,0 +1,41 @@
+import { type FoundPerson, FindPeople } from '../../application/people/find-people';
+import type { Command } from '../command';
+import { formatTable } from '../format-table';
+import { printLine } from '../write-text';
+
+/** People as `people find` lists them, and `people erase` shows whom it is about to erase. */
+export function foundPeopleTable(people: FoundPerson[]): string {
+  const rows = people.map((p) => [
+    String(p.id),
+    p.memberNumber ?? '-',
+    p.firstName,
+    p.lastName,
+    p.firstEmail ?? '-',
+    p.current ? 'yes' : 'no',
+  ]);
+  return formatTable(['ID', 'MEMBER NUMBER', 'FIRST NAME', 'LAST NAME', 'EMAIL', 'CURRENT'], rows);
+}
+
+export const peopleFind: Command = {
+  path: ['people', 'find'],
+  summary: 'find people by name, email, member number or chat_id',
+  usage: 'TEXT',
+  description: [
+    'Lists the people whose first or last name contains TEXT (case-insensitively; %, _ and \\ are',
+    'plain characters), or whose email (case-insensitively), member number or chat_id is TEXT: id,',
+    'member number, names, first email, and whether a membership is current today. Admins and',
+    'erased people are never listed. The id or member number then names them to other commands',
+    '(people erase, people export-data).',
+  ].join('\n'),
+  options: {},
+  positionals: [{ name: 'TEXT' }],
+  database: 'migrated',
+  async run({ io, positionals: [text], container }) {
+    const people = await container.get(FindPeople).execute({ text });
+    if (people.length === 0) {
+      printLine(io.stdout, `nobody found for ${JSON.stringify(text.trim())}`);
+      return;
+    }
+    printLine(io.stdout, foundPeopleTable(people));
+  },
+};

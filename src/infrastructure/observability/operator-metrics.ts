@@ -1,0 +1,99 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { WebhookAttemptOutcome } from '../../application/ports/operator-events';
+import type { WebhookBacklog } from '../../application/ports/webhook-store';
+
+const OUTCOMES: WebhookAttemptOutcome[] = ['delivered', 'retrying', 'failed', 'cancelled'];
+
+/** A scrape waits no longer than this for the webhooks' backlog: a slow database must not hang /metrics. */
+const BACKLOG_TIMEOUT_MS = 2000;
+
+/**
+ * The metrics beyond HTTP (SPEC §5): webhook deliveries by outcome and how far behind each
+ * subscription is, sign-in lockouts and password-check refusals. One registry per container, that
+ * is per process in production; every app of the container serves it on /metrics beside its own.
+ */
+export class OperatorMetrics {
+  readonly registry = new Registry();
+
+  readonly webhookAttempts = new Counter({
+    name: 'webhook_deliveries_total',
+    help:
+      'Webhook sends, by outcome: delivered (a 2xx), retrying (failed, tried again later), failed ' +
+      '(failed and given up: 410, or 3 days without success), cancelled (cut short by a shutdown, sent again).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly lockouts = new Counter({
+    name: 'signin_lockouts_total',
+    help: 'Sign-in lockouts started: a username or client address reached 10 failed attempts in 15 minutes.',
+    registers: [this.registry],
+  });
+
+  readonly passwordCheckRefusals = new Counter({
+    name: 'signin_password_check_refusals_total',
+    help: 'Sign-ins refused with 503 because their password check could not start within a second.',
+    registers: [this.registry],
+  });
+
+  /** `backlog` reads how far behind each subscription is, at each scrape. */
+  constructor(backlog: () => Promise<WebhookBacklog[]>) {
+    for (const outcome of OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);
+    const oldest = new Gauge({
+      name: 'webhook_oldest_undelivered_age_seconds',
+      help:
+        'Per subscription: age of the oldest change not yet delivered to it (waiting for a retry, or ' +
+        'not yet sent); 0 when it is up to date.',
+      labelNames: ['subscription'] as const,
+      registers: [this.registry],
+      collect: () => collect(),
+    });
+    const undelivered = new Gauge({
+      name: 'webhook_undelivered_changes',
+      help: 'Per subscription: changes not yet delivered to it (waiting for a retry, or not yet sent).',
+      labelNames: ['subscription'] as const,
+      registers: [this.registry],
+      collect: () => collect(),
+    });
+    const disabled = new Gauge({
+      name: 'webhook_subscription_disabled',
+      help: 'Per subscription: 1 when it is disabled (410 Gone, or 3 days without success) until `webhooks enable`.',
+      labelNames: ['subscription'] as const,
+      registers: [this.registry],
+      collect: () => collect(),
+    });
+    // The three are read together, in one query, by whichever of them the scrape collects first.
+    let reading: Promise<void> | null = null;
+    const read = async () => {
+      let rows: WebhookBacklog[] | null;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        rows = await Promise.race([
+          backlog(),
+          new Promise<null>((resolve) => {
+            timer = setTimeout(() => resolve(null), BACKLOG_TIMEOUT_MS);
+          }),
+        ]);
+      } catch {
+        // The database is away (its own log line says so): no figures rather than stale ones.
+        rows = null;
+      } finally {
+        clearTimeout(timer);
+      }
+      for (const gauge of [oldest, undelivered, disabled]) gauge.reset();
+      const now = Date.now();
+      for (const row of rows ?? []) {
+        const labels = { subscription: String(row.subscriptionId) };
+        oldest.set(labels, row.oldestAt === null ? 0 : Math.max(0, (now - row.oldestAt.getTime()) / 1000));
+        undelivered.set(labels, row.changes);
+        disabled.set(labels, row.disabled ? 1 : 0);
+      }
+    };
+    function collect(): Promise<void> {
+      reading ??= read().finally(() => {
+        reading = null;
+      });
+      return reading;
+    }
+  }
+}
