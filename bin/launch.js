@@ -52,16 +52,30 @@ function inputFiles(root) {
   return files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/**
+ * How the build is made: its inputs and its command (package.json's `build`), so that a build step
+ * added or changed also asks for a new build.
+ */
+function recipe(root) {
+  let build = null;
+  try {
+    build = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.build ?? null;
+  } catch {
+    // No readable package.json: the inputs decide alone.
+  }
+  return `${JSON.stringify({ inputs: BUILD_INPUTS, build })}\n`;
+}
+
 /** Cheap (a few ms): names, sizes and modification times. Equal ones need no closer look. */
-function listing(files) {
-  const hash = createHash('sha256');
+function listing(root, files) {
+  const hash = createHash('sha256').update(recipe(root));
   for (const { name, stat } of files) hash.update(`${name}\0${stat.size}\0${stat.mtimeMs}\n`);
   return hash.digest('hex');
 }
 
 /** Exact: names and contents. Decides when the listing differs (a checkout touches unchanged files). */
 function contents(root, files) {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(recipe(root));
   for (const { name } of files) {
     const content = readFileSync(join(root, name));
     hash.update(`${name}\0${content.length}\0`);
@@ -72,7 +86,7 @@ function contents(root, files) {
 
 function writeStamp(root) {
   const files = inputFiles(root);
-  const stamp = { listing: listing(files), contents: contents(root, files) };
+  const stamp = { listing: listing(root, files), contents: contents(root, files) };
   writeFileSync(join(root, STAMP), `${JSON.stringify(stamp)}\n`);
 }
 
@@ -90,7 +104,7 @@ function buildState(root, target) {
   } catch {
     return 'stale';
   }
-  if (stamp.listing === listing(files) || stamp.contents === contents(root, files)) return 'current';
+  if (stamp.listing === listing(root, files) || stamp.contents === contents(root, files)) return 'current';
   return 'stale';
 }
 

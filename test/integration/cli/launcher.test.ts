@@ -174,12 +174,18 @@ describe('the launcher (npm start, npm run cli, npm run migrate, membership-dire
       }
     }, 60_000);
 
-    it('says so in one line when a source changed, was added or was removed since the build', async () => {
+    it('says so in one line when a source changed, was added or was removed, or the build command changed', async () => {
       for (const change of [
         () => write('src/main.ts', 'export const changed = 1;\n'),
         () => write('src/new.ts', 'export {};\n'),
         () => rmSync(join(project, 'src/cli/main.ts')),
         () => write('tsconfig.build.json', '{ "compilerOptions": {} }\n'),
+        // A build step added to `npm run build`.
+        () => {
+          const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+          pkg.scripts.build += ' && node bundle-page.js';
+          write('package.json', JSON.stringify(pkg));
+        },
       ]) {
         newProject();
         await build();
