@@ -19,7 +19,7 @@ export const peopleExportData: Command = {
     'contacts and memberships), the account (without its password hash) and every key it was',
     'issued (tokens masked, as they are never stored), the audit entries about them and those',
     'their account made, and the changes about them in the change feed. To FILE, or to standard',
-    'output when no FILE is given (npm run --silent cli -- people export-data ID > FILE).',
+    'output when no FILE is given (npx membership-directory people export-data ID > FILE).',
   ].join('\n'),
   options: {},
   positionals: [{ name: 'ID' }, { name: 'FILE', optional: true }],
