@@ -25,7 +25,7 @@ export const peopleExportData: Command = {
     'its password hash) and every key it was issued (tokens masked, as they are never stored), the',
     'audit entries about them and those their account made, and the changes about them in the',
     'change feed. To FILE, or to standard output when no FILE is given',
-    '(npm run --silent cli -- people export-data ID > FILE). `people find TEXT` finds the ID.',
+    '(npx membership-directory people export-data ID > FILE). `people find TEXT` finds the ID.',
   ].join('\n'),
   options: { ...MEMBER_NUMBER_OPTION },
   positionals: [

@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Socket } from 'node:net';
 import pg from 'pg';
-import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
+import { DataSource, type DataSourceOptions, MigrationExecutor, type QueryRunner } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
@@ -260,9 +260,69 @@ function socketTo(path: string): Socket {
 }
 
 /**
+ * The database was migrated by newer code than this: it holds migrations this code does not know,
+ * whose schema this code's queries were not written for (a column renamed, a constraint widened).
+ * Starting on it could fail in odd ways or write what the newer code cannot read.
+ */
+export class SchemaNewerThanCode extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `the database's schema is newer than this code: it holds migration ${unknown.join(', ')}, ` +
+        'which this version does not know; upgrade the code (git pull, npm ci, npm run build) and start that',
+    );
+    this.name = 'SchemaNewerThanCode';
+  }
+}
+
+export interface MigrationStatus {
+  /** Applied, in the order they were applied: known to this code or not. */
+  applied: { name: string; known: boolean }[];
+  /** Known to this code and not applied yet, in the order `migrate` would apply them. */
+  pending: string[];
+}
+
+/**
+ * What the database's migrations table says, without changing anything: a database that has
+ * none yet (never migrated) has every migration pending.
+ */
+export async function migrationStatus(database: Database): Promise<MigrationStatus> {
+  const queryRunner = database.dataSource.createQueryRunner();
+  try {
+    await queryRunner.connect();
+    return await statusOn(database, queryRunner);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
+    throw error;
+  } finally {
+    await queryRunner.release();
+  }
+}
+
+async function statusOn(database: Database, queryRunner: QueryRunner): Promise<MigrationStatus> {
+  // Ordered by their timestamps (the name's last 13 digits), as TypeORM applies them.
+  const known = database.dataSource.migrations
+    .map((migration) => migration.name ?? migration.constructor.name)
+    .sort((a, b) => Number(a.slice(-13)) - Number(b.slice(-13)));
+  const executed = await new MigrationExecutor(database.dataSource, queryRunner).getExecutedMigrations();
+  // TypeORM answers the newest first.
+  const applied = [...executed]
+    .sort((a, b) => (a.id ?? 0) - (b.id ?? 0))
+    .map(({ name }) => ({ name, known: known.includes(name) }));
+  const done = new Set(applied.map(({ name }) => name));
+  return { applied, pending: known.filter((name) => !done.has(name)) };
+}
+
+/** Throws SchemaNewerThanCode when the database holds migrations this code does not know. */
+export async function refuseNewerSchema(database: Database): Promise<void> {
+  const unknown = (await migrationStatus(database)).applied.filter(({ known }) => !known);
+  if (unknown.length > 0) throw new SchemaNewerThanCode(unknown.map(({ name }) => name));
+}
+
+/**
  * Applies pending migrations and returns their names. On PostgreSQL it holds an advisory lock on
  * one connection meanwhile, so that instances starting together migrate one after another (the
- * later ones then find nothing pending). PGlite belongs to one process: no lock needed.
+ * later ones then find nothing pending). PGlite belongs to one process: no lock needed. Refuses
+ * (SchemaNewerThanCode) a database that newer code has migrated, before changing anything.
  */
 export async function migrate(database: Database): Promise<string[]> {
   const queryRunner = database.dataSource.createQueryRunner();
@@ -271,6 +331,9 @@ export async function migrate(database: Database): Promise<string[]> {
     await queryRunner.connect();
     if (locking) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
+      // Under the lock: a newer instance migrating at this moment is seen once it has finished.
+      const unknown = (await statusOn(database, queryRunner)).applied.filter(({ known }) => !known);
+      if (unknown.length > 0) throw new SchemaNewerThanCode(unknown.map(({ name }) => name));
       const applied = await new MigrationExecutor(
         database.dataSource,
         queryRunner,
