@@ -4,6 +4,7 @@ import {
   BackendTracker,
   FrontendMessages,
   fatalError,
+  mayChangeSession,
   NO_ENCRYPTION,
   ProtocolViolation,
   ROLLBACK,
@@ -11,8 +12,9 @@ import {
 import { SessionLock } from './session-lock';
 import {
   applyState,
-  captureAndReset,
+  captureState,
   discardLeftovers,
+  resetToService,
   type SessionState,
   VISITOR_START,
 } from './session-state';
@@ -107,9 +109,11 @@ export class PgliteGate {
     if (this.stateHolder === target) return;
     const previous = this.stateHolder;
     if (previous !== null) {
-      const state = await captureAndReset(this.pglite);
+      // Read only when its turns may have changed it; the reset is unconditional, so that
+      // whatever a visitor did, known or not, never reaches the next holder.
+      if (previous.stateMayHaveChanged) previous.setAside(await captureState(this.pglite));
+      await resetToService(this.pglite);
       this.stateHolder = null;
-      previous.setAside(state);
     }
     if (target !== null) {
       this.stateHolder = target;
@@ -118,6 +122,7 @@ export class PgliteGate {
       try {
         await applyState(this.pglite, target.stateAside);
       } catch (error) {
+        await resetToService(this.pglite);
         this.stateHolder = null;
         throw error;
       }
@@ -136,7 +141,7 @@ export class PgliteGate {
    */
   async forget(session: GateSession): Promise<void> {
     if (this.stateHolder === session) {
-      await captureAndReset(this.pglite);
+      await resetToService(this.pglite);
       this.stateHolder = null;
     }
     if (this.visitors.size === 1 && this.visitors.has(session)) await discardLeftovers(this.pglite);
@@ -158,6 +163,7 @@ export class GateSession {
   private markEnded!: () => void;
   /** A visitor's settings, role and session user while others have the session. */
   private aside: SessionState = VISITOR_START;
+  private changedSinceAside = false;
 
   constructor(
     private readonly gate: PgliteGate,
@@ -174,9 +180,15 @@ export class GateSession {
     return this.visitor !== null;
   }
 
+  /** A visitor's message since its state was last read may have changed it (mayChangeSession). */
+  get stateMayHaveChanged(): boolean {
+    return this.changedSinceAside;
+  }
+
   /** For PgliteGate: what this visitor had set, while others have the session. */
   setAside(state: SessionState): void {
     this.aside = state;
+    this.changedSinceAside = false;
   }
 
   get stateAside(): SessionState {
@@ -243,6 +255,7 @@ export class GateSession {
       void this.close();
       return;
     }
+    if (this.visitor !== null && mayChangeSession(message)) this.changedSinceAside = true;
     // Until PGlite says otherwise, including when it fails halfway.
     this.unfinished = true;
     // Nothing reaches a connection once it is closing (its client may be gone).

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { errorIn, simpleQuery } from './pg-wire';
 
 /**
  * What a connection of another process (psql, pg_dump, the command-line tool) has set in PGlite's
@@ -9,7 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
  */
 export interface SessionState {
   /** Name and value, in the order they are applied: settings, then session user, then role. */
-  readonly assignments: readonly [string, string][];
+  readonly assignments: readonly (readonly [string, string])[];
 }
 
 /**
@@ -33,50 +34,70 @@ export const SERVICE_SEARCH_PATH = 'public, pg_temp';
 export const VISITOR_START: SessionState = { assignments: [['search_path', '"$user", public']] };
 
 // Every name schema-qualified: the connection whose state is read may have any search path.
-// Statements of one simple Query run in order, in one implicit transaction.
-const CAPTURE_AND_RESET = `
-SELECT session_user AS "user", pg_catalog.current_setting('role') AS role;
-SELECT pg_catalog.set_config('session_authorization', '${SESSION_USER}', false);
-SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_array(name, setting)) FILTER (WHERE source = 'session'), '[]') AS settings
-  FROM pg_catalog.pg_settings;
-RESET ALL`;
+const CAPTURE = `SELECT session_user AS "user", pg_catalog.current_setting('role') AS role,
+  (SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_array(name, setting)) FILTER (WHERE source = 'session'), '[]')
+     FROM pg_catalog.pg_settings) AS settings`;
 
-// In the order given: each set_config runs as the array's elements come.
-const APPLY = `SELECT pg_catalog.count(pg_catalog.set_config(a->>0, a->>1, false))
-  FROM pg_catalog.json_array_elements($1::pg_catalog.json) AS assignment(a)`;
+// Back to the service's user first (which also ends any role), so that RESET ALL may reset
+// settings only a superuser may change.
+const RESET = `SELECT pg_catalog.set_config('session_authorization', '${SESSION_USER}', false); RESET ALL`;
 
 // What else a connection can leave in the session beyond its settings; run when the last
 // connection of another process has gone (the service itself uses none of these).
-const DISCARD_LEFTOVERS = [
-  'CLOSE ALL',
-  'UNLISTEN *',
-  'SELECT pg_catalog.pg_advisory_unlock_all()',
-  'DEALLOCATE ALL',
-  'DISCARD TEMP',
-].join('; ');
+const DISCARD_LEFTOVERS =
+  'CLOSE ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DEALLOCATE ALL; DISCARD TEMP';
 
 /**
- * Reads what the connection that had the session set, then puts the session back to the
- * service's state: its user, no role, every setting as PGlite started (RESET ALL). Only at a
- * moment when the session is idle (no transaction), with the session held (see PgliteGate).
+ * Reads what the connection that had the session set. Only while the session is idle (no
+ * transaction) and held (see PgliteGate). About 5 ms (pg_settings computes every setting), so
+ * only after a turn that may have changed something (see mayChangeSession).
  */
-export async function captureAndReset(pglite: PGlite): Promise<SessionState> {
-  const [identity, , current] = await pglite.exec(CAPTURE_AND_RESET);
-  const { user, role } = identity.rows[0] as { user: string; role: string };
-  const settings = (current.rows[0] as { settings: [string, string][] }).settings;
+export async function captureState(pglite: PGlite): Promise<SessionState> {
+  const { rows } = await pglite.query<{ user: string; role: string; settings: [string, string][] }>(CAPTURE);
+  const { user, role, settings } = rows[0];
   const assignments: [string, string][] = [...settings];
   if (user !== SESSION_USER) assignments.push(['session_authorization', user]);
   if (role !== 'none') assignments.push(['role', role]);
   return { assignments };
 }
 
-/** Puts a connection's state back (on the service's state, as captureAndReset leaves it). */
+/**
+ * Puts the session back to the service's state: its user, no role, every setting as PGlite
+ * started. Whatever the last connection did, known or not: a fraction of a millisecond.
+ */
+export async function resetToService(pglite: PGlite): Promise<void> {
+  await run(pglite, RESET);
+}
+
+/** Puts a connection's state back, on the service's state (as resetToService leaves it). */
 export async function applyState(pglite: PGlite, state: SessionState): Promise<void> {
   if (state.assignments.length === 0) return;
-  await pglite.query(APPLY, [JSON.stringify(state.assignments)]);
+  // One statement, run in order. Literals are safe here: the service's state has
+  // standard_conforming_strings on, so only the quote needs doubling.
+  const calls = state.assignments.map(
+    ([name, value]) => `pg_catalog.set_config(${literal(name)}, ${literal(value)}, false)`,
+  );
+  await run(pglite, `SELECT ${calls.join(', ')}`);
 }
 
 /** Ends what connections of other processes created that lasts beyond a transaction. */
 export async function discardLeftovers(pglite: PGlite): Promise<void> {
-  await pglite.exec(DISCARD_LEFTOVERS);
+  await run(pglite, DISCARD_LEFTOVERS);
+}
+
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * Runs the gate's own statements straight on the protocol: PGlite's query() and exec() cost about
+ * a millisecond more each, on every turn that passes between a tool and the service.
+ */
+async function run(pglite: PGlite, sql: string): Promise<void> {
+  const chunks: Buffer[] = [];
+  await pglite.runExclusive(() =>
+    pglite.execProtocolRawStream(simpleQuery(sql), { onRawData: (data) => chunks.push(Buffer.from(data)) }),
+  );
+  const error = errorIn(Buffer.concat(chunks));
+  if (error !== null) throw new Error(`the embedded database refused the gate's statement: ${error}`);
 }

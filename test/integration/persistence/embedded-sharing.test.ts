@@ -187,6 +187,17 @@ const pglite = testDatabases.find((target) => target.name === 'pglite');
     await Promise.all([service, theTool]);
   });
 
+  it('resets the session for the service even when nothing in what a tool sent says SET', async () => {
+    const client = await tool();
+    await client.query(`CREATE FUNCTION pg_temp.breaker() RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_catalog.set_config('search_path', '', false);
+        PERFORM pg_catalog.set_config('default_transaction_read_only', 'on', false); END $$`);
+    await expectServiceServes();
+    // The call's text names no setting: the gate cannot tell that it changed any.
+    await client.query('SELECT pg_temp.breaker()');
+    await expectServiceServes();
+  });
+
   it("keeps a tool's SET ROLE and SET SESSION AUTHORIZATION its own, and ends them with its session", async () => {
     const role = `sharing_${process.pid}`;
     const admin = await tool();
