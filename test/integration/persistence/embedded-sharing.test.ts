@@ -187,6 +187,22 @@ const pglite = testDatabases.find((target) => target.name === 'pglite');
     await Promise.all([service, theTool]);
   });
 
+  it("keeps two tools' settings apart from each other, turn after turn", async () => {
+    const one = await tool();
+    const two = await tool();
+    await one.query("SET TimeZone = 'Pacific/Kiritimati'; SET application_name = 'one'");
+    await two.query("SET TimeZone = 'Pacific/Pago_Pago'");
+    for (let i = 0; i < 5; i += 1) {
+      const [a, b] = await Promise.all([
+        one.query("SELECT current_setting('TimeZone') AS zone, current_setting('application_name') AS name"),
+        two.query("SELECT current_setting('TimeZone') AS zone, current_setting('application_name') AS name"),
+      ]);
+      expect(a.rows).toEqual([{ zone: 'Pacific/Kiritimati', name: 'one' }]);
+      expect(b.rows).toEqual([{ zone: 'Pacific/Pago_Pago', name: '' }]);
+      await expectServiceServes();
+    }
+  });
+
   it('resets the session for the service even when nothing in what a tool sent says SET', async () => {
     const client = await tool();
     await client.query(`CREATE FUNCTION pg_temp.breaker() RETURNS void LANGUAGE plpgsql AS $$
