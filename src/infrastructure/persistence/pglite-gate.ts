@@ -111,7 +111,15 @@ export class PgliteGate {
     if (previous !== null) {
       // Read only when its turns may have changed it; the reset is unconditional, so that
       // whatever a visitor did, known or not, never reaches the next holder.
-      if (previous.stateMayHaveChanged) previous.setAside(await captureState(this.pglite));
+      if (previous.stateMayHaveChanged) {
+        try {
+          previous.setAside(await captureState(this.pglite));
+        } catch {
+          // Its settings cannot be kept for it (one of them cannot be read back): better it
+          // ends than goes on under the service's settings without knowing.
+          previous.cutOff('58000', 'its session settings could not be kept while others used the database');
+        }
+      }
       await resetToService(this.pglite);
       this.stateHolder = null;
     }
@@ -210,6 +218,12 @@ export class GateSession {
     return this.closing;
   }
 
+  /** Tells the client why (a FATAL ErrorResponse), then ends the connection as close() does. */
+  cutOff(code: string, message: string): void {
+    if (this.closing === null) this.peer.write(fatalError(code, message));
+    void this.close();
+  }
+
   /** Ends the connection as soon as it holds no transaction (at once if it holds none now). */
   closeWhenIdle(): void {
     if (this.gate.lock.holder === this) this.leaveWhenIdle = true;
@@ -251,8 +265,7 @@ export class GateSession {
       await this.gate.handOver(this);
     } catch (error) {
       this.visitor?.onHandOverFailed?.(error);
-      this.peer.write(fatalError('58000', 'the embedded database could not hand over its session'));
-      void this.close();
+      this.cutOff('58000', 'the embedded database could not hand over its session');
       return;
     }
     if (this.visitor !== null && mayChangeSession(message)) this.changedSinceAside = true;
@@ -271,13 +284,10 @@ export class GateSession {
       this.idleTimer = setTimeout(() => {
         onIdleCut?.();
         // As PostgreSQL's idle_in_transaction_session_timeout says it, so that psql shows why.
-        this.peer.write(
-          fatalError(
-            '25P03',
-            `terminating connection due to idle-in-transaction timeout: it held the service's database ${idleMs / 1000} s without a word; its transaction was rolled back`,
-          ),
+        this.cutOff(
+          '25P03',
+          `terminating connection due to idle-in-transaction timeout: it held the service's database ${idleMs / 1000} s without a word; its transaction was rolled back`,
         );
-        void this.close();
       }, idleMs);
     }
   }
