@@ -53,6 +53,7 @@ import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
 import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
 import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
+import { type ReadinessProbe, readinessProbe } from './infrastructure/persistence/readiness';
 import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
 import { CredentialCache } from './infrastructure/persistence/credential-cache';
 import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
@@ -110,6 +111,8 @@ export const APP = {
   Jobs: Symbol.for('Jobs'),
   /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
   OperatorMetrics: Symbol.for('OperatorMetrics'),
+  /** ReadinessProbe: what GET /readyz runs, the queries requests make. */
+  ReadinessProbe: Symbol.for('ReadinessProbe'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -230,6 +233,7 @@ export function createContainer(
     preparedLookups: database.kind === 'postgres',
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
+  container.bind<ReadinessProbe>(APP.ReadinessProbe).toConstantValue(readinessProbe(repositories));
   container
     .bind(TYPES.AccountRepository)
     .toConstantValue(new CachingAccountRepository(repositories.accounts, cache));

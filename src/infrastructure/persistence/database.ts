@@ -10,6 +10,7 @@ import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
 import { LocalPgStream } from './local-pg-stream';
 import { PgliteGate } from './pglite-gate';
 import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './private-data-dir';
+import { SERVICE_SEARCH_PATH } from './session-state';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
@@ -117,6 +118,7 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     const pglite = new PGlite({
       dataDir: options.dataDir,
       extensions: { pg_trgm },
+      startParams: startParams(),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     });
     const gate = new PgliteGate(pglite);
@@ -149,6 +151,19 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     extra,
   });
   return { kind: 'postgres', dataSource, pglite: null, gate: null };
+}
+
+/**
+ * PGlite's own start parameters, with the service's search path (see SERVICE_SEARCH_PATH): as a
+ * start parameter it is also what RESET ALL goes back to when the gate takes the session back
+ * from a tool.
+ */
+function startParams(): string[] {
+  const path = `search_path=${SERVICE_SEARCH_PATH.replace(/ /g, '')}`;
+  const params = PGlite.defaultStartParams.map((param) => (param.startsWith('search_path=') ? path : param));
+  if (!params.includes(path))
+    throw new Error('PGlite no longer sets search_path at start: see startParams()');
+  return params;
 }
 
 /**
