@@ -18,6 +18,7 @@ import { MemberNumbersAndErasure1767657600000 } from './migrations/1767657600000
 import { Webhooks1767571200000 } from './migrations/1767571200000-webhooks';
 import { WebhookSubscriptionCursors1767744000000 } from './migrations/1767744000000-webhook-subscription-cursors';
 import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000-removed-and-ending-changes';
+import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-accounts';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   MemberNumbersAndErasure1767657600000,
   WebhookSubscriptionCursors1767744000000,
   RemovedAndEndingChanges1767830400000,
+  ErasedAccounts1767916800000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */
