@@ -3,6 +3,7 @@ import { Container } from 'inversify';
 import pino, { type Logger } from 'pino';
 import type { RedisReply } from 'rate-limit-redis';
 import type { ChangeFeed } from './application/ports/change-feed';
+import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
@@ -73,6 +74,7 @@ import {
 import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
+import { SqlErasurePurge } from './infrastructure/persistence/erased-values-purge';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -323,6 +325,7 @@ export function createContainer(
   container.bind(TakeChangesCursor).toSelf();
   container.bind(AnnounceMembershipTransitions).toSelf();
   container.bind(PruneChanges).toSelf();
+  container.bind<ErasurePurge>(TYPES.ErasurePurge).toConstantValue(new SqlErasurePurge(database.dataSource));
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
+import type { ErasurePurge } from '../ports/erasure-purge';
 import type { WebhookStore } from '../ports/webhook-store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,6 +18,7 @@ export class PruneChanges {
   constructor(
     @inject(TYPES.ChangeFeed) private readonly feed: ChangeFeed,
     @inject(TYPES.WebhookStore) private readonly webhooks: WebhookStore,
+    @inject(TYPES.ErasurePurge) private readonly erasures: ErasurePurge,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
@@ -25,6 +27,8 @@ export class PruneChanges {
     const before = new Date(this.clock.now().getTime() - retentionDays * DAY_MS);
     const removed = await this.feed.prune(before);
     await this.webhooks.pruneDeliveries(before);
+    // An erasure whose purge did not finish (SPEC §8: erased means gone) is finished here.
+    await this.erasures.purgeErasures();
     return removed;
   }
 }
