@@ -3,7 +3,7 @@ import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
 import { NotFound } from '../../domain/errors';
-import type { Person } from '../../domain/person';
+import { isVisible, type Person } from '../../domain/person';
 import type { Change } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
@@ -36,10 +36,16 @@ export class ExportPersonData {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  execute({ id }: { id: number }): Promise<PersonData> {
+  /**
+   * `visibleOnly`: asked through the API (GET /people/:id/data), which shows only visible people:
+   * an admin or someone erased is NotFound there, as for GET /people/:id.
+   */
+  execute({ id, visibleOnly = false }: { id: number; visibleOnly?: boolean }): Promise<PersonData> {
     return this.unitOfWork.run(async (tx) => {
       const person = await tx.people.findById(id);
-      if (person === null) throw new NotFound(`no person has the id ${id}`);
+      if (person === null || (visibleOnly && !isVisible(person))) {
+        throw new NotFound(`no person has the id ${id}`);
+      }
       const account = await tx.accounts.findByPersonId(id);
       const keys = account === null ? [] : await tx.keys.listAll(id);
       const ownKeys = new Set(keys.map((key) => key.id));

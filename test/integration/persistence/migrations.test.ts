@@ -102,6 +102,8 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'Webhooks1767571200000',
           'MemberNumbersAndErasure1767657600000',
           'WebhookSubscriptionCursors1767744000000',
+          'RemovedAndEndingChanges1767830400000',
+          'ErasedAccounts1767916800000',
         ]);
       } finally {
         await empty.dispose();
