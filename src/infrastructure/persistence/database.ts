@@ -152,6 +152,14 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
 }
 
 /**
+ * Whether the DataSource reaches the embedded database (in this process, or the service's through
+ * its socket): one session, which every connection shares, one statement at a time.
+ */
+export function isEmbedded(dataSource: DataSource): boolean {
+  return (dataSource.options.extra as { stream?: unknown } | undefined)?.stream !== undefined;
+}
+
+/**
  * Before the DataSource connects: TypeORM notes the current schema when it connects, and the
  * search path only names a schema once it exists.
  */

@@ -1,5 +1,6 @@
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ErasurePurge } from '../../application/ports/erasure-purge';
+import { isEmbedded } from './database';
 import { withDatabaseErrors } from './database-errors';
 
 /**
@@ -29,37 +30,55 @@ export async function countErasure(manager: EntityManager): Promise<void> {
 /**
  * Rewrites what held erased values, when some erasure has not been purged yet; answers whether it
  * did. Each table is rewritten in its own statement (VACUUM FULL), holding its exclusive lock
- * only while that table is copied (docs/decisions.md, "Erased means gone"). Then the planner's
- * statistics of those tables are gathered again, and pg_statistic, whose old rows held their
- * most common values and histograms, is rewritten too. On PostgreSQL a role that does not own
+ * only while that table is copied (docs/decisions.md, "Erased means gone"); on PostgreSQL it gives
+ * way to a lock held elsewhere after 2 s and tries again, rather than queue every request behind
+ * it. Then the planner's statistics of those tables are gathered again, and pg_statistic, whose
+ * old rows held their most common values and histograms, is rewritten too. On PostgreSQL a role that does not own
  * pg_statistic is told so by a warning and the rest is done: its old rows go at autovacuum's pace
  * (the README says so). The WAL keeps what it logged until it is recycled.
  */
 export async function purgeErasedValues(dataSource: DataSource): Promise<boolean> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    await runner.connect();
-    const [meta]: { erasures: string; purged: string }[] = await runner.query(
-      'SELECT erasures, erasures_purged AS purged FROM directory_meta',
-    );
-    if (meta === undefined || BigInt(meta.erasures) <= BigInt(meta.purged)) return false;
-    await runner.query(`SET lock_timeout = '${LOCK_TIMEOUT}'`);
+  const [meta]: { erasures: string; purged: string }[] = await dataSource.query(
+    'SELECT erasures, erasures_purged AS purged FROM directory_meta',
+  );
+  if (meta === undefined || BigInt(meta.erasures) <= BigInt(meta.purged)) return false;
+  if (isEmbedded(dataSource)) {
+    // One session, which takes one statement at a time: no lock to wait for. PGlite runs in this
+    // thread and answers without yielding to the event loop, so each statement first lets the
+    // requests that arrived meanwhile in: the service stalls for one table's rewrite at a time,
+    // not for the whole purge (measured in docs/decisions.md).
+    await purge(async (sql, parameters) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return dataSource.query(sql, parameters);
+    });
+  } else {
+    // A connection of its own, so that its lock timeout is nobody else's; the pool's other
+    // connections go on serving.
+    const runner = dataSource.createQueryRunner();
     try {
-      for (const table of TABLES) await withRetries(() => runner.query(`VACUUM FULL ${table}`));
-      await runner.query(`ANALYZE ${TABLES.join(', ')}`);
-      for (const table of TABLES) await forgetStatisticsIfEmpty(runner, table);
-      await withRetries(() => runner.query('VACUUM FULL pg_catalog.pg_statistic'));
+      await runner.connect();
+      await runner.query(`SET lock_timeout = '${LOCK_TIMEOUT}'`);
+      await purge((sql, parameters) => withRetries(() => runner.query(sql, parameters)));
     } finally {
-      await runner.query('RESET lock_timeout');
+      await runner.query('RESET lock_timeout').catch(() => undefined);
+      await runner.release();
     }
-    // Another erasure committed meanwhile counts beyond `meta.erasures`: its own purge follows.
-    await runner.query('UPDATE directory_meta SET erasures_purged = greatest(erasures_purged, $1::bigint)', [
-      meta.erasures,
-    ]);
-    return true;
-  } finally {
-    await runner.release();
   }
+  // Another erasure committed meanwhile counts beyond `meta.erasures`: its own purge follows.
+  await dataSource.query(
+    'UPDATE directory_meta SET erasures_purged = greatest(erasures_purged, $1::bigint)',
+    [meta.erasures],
+  );
+  return true;
+}
+
+type Query = (sql: string, parameters?: unknown[]) => Promise<unknown>;
+
+async function purge(query: Query): Promise<void> {
+  for (const table of TABLES) await query(`VACUUM FULL ${table}`);
+  await query(`ANALYZE ${TABLES.join(', ')}`);
+  for (const table of TABLES) await forgetStatisticsIfEmpty(query, table);
+  await query('VACUUM FULL pg_catalog.pg_statistic');
 }
 
 /**
@@ -68,18 +87,20 @@ export async function purgeErasedValues(dataSource: DataSource): Promise<boolean
  * embedded database's role, and the usual PostgreSQL one); another role on PostgreSQL 18 clears
  * them with pg_clear_attribute_stats, on an older one it cannot (the README says so).
  */
-async function forgetStatisticsIfEmpty(runner: QueryRunner, table: string): Promise<void> {
-  const [{ empty }] = await runner.query(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`);
+async function forgetStatisticsIfEmpty(query: Query, table: string): Promise<void> {
+  const [{ empty }] = (await query(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`)) as {
+    empty: boolean;
+  }[];
   if (!empty) return;
   try {
-    await runner.query('DELETE FROM pg_catalog.pg_statistic WHERE starelid = $1::regclass', [table]);
+    await query('DELETE FROM pg_catalog.pg_statistic WHERE starelid = $1::regclass', [table]);
   } catch (error) {
     if (codeOf(error) !== INSUFFICIENT_PRIVILEGE) throw error;
-    const [{ clear }] = await runner.query(
+    const [{ clear }] = (await query(
       "SELECT to_regprocedure('pg_catalog.pg_clear_attribute_stats(text, text, text, boolean)') IS NOT NULL AS clear",
-    );
+    )) as { clear: boolean }[];
     if (!clear) return;
-    await runner.query(
+    await query(
       `SELECT pg_catalog.pg_clear_attribute_stats(current_schema(), $1, a.attname, s.stainherit)
          FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_stats s
            ON s.schemaname = current_schema() AND s.tablename = $1 AND s.attname = a.attname
@@ -90,11 +111,10 @@ async function forgetStatisticsIfEmpty(runner: QueryRunner, table: string): Prom
 }
 
 /** Runs `statement` again when it gave way to another session's lock, after a growing pause. */
-async function withRetries(statement: () => Promise<unknown>): Promise<void> {
+async function withRetries<T>(statement: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await statement();
-      return;
+      return await statement();
     } catch (error) {
       if (attempt >= ATTEMPTS || codeOf(error) !== LOCK_NOT_AVAILABLE) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
