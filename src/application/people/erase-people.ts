@@ -125,7 +125,7 @@ export class EraseLeftMembers {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {
+  async execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {
     if (!isCalendarDate(endedBefore)) {
       throw new InvalidInput(
         `the date must be a date such as 2020-01-01, not ${JSON.stringify(endedBefore)}`,

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { AddWebhook } from '../../../src/application/webhooks/add-webhook';
+import { DeliverWebhooks } from '../../../src/application/webhooks/deliver-webhooks';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { cli } from '../cli/cli-harness';
@@ -126,6 +128,7 @@ describe.each(testDatabases)('erasure and visibility rules on $name', (target) =
     const cursor = (await request(t.app).get('/people').query({ limit: 1 }).set(auth)).headers[
       'changes-cursor'
     ];
+    await t.container.get(AddWebhook).execute({ url: 'http://127.0.0.1:9/hooks', events: null });
 
     const made = await cli(
       t.database,
@@ -139,6 +142,10 @@ describe.each(testDatabases)('erasure and visibility rules on $name', (target) =
     expect(feed.status).toBe(200);
     expect(feed.body.changes).toEqual([
       expect.objectContaining({ type: 'person.removed', person_id: member, person: null, by: null }),
+    ]);
+    const [window] = await t.container.get(DeliverWebhooks).claimWindows(10);
+    expect(window.changes.map((change) => JSON.parse(change.payload))).toEqual([
+      expect.objectContaining({ type: 'person.removed', person_id: member }),
     ]);
     // In the same transaction as the role: no removal without its change, nor the reverse.
     const [change] = await query(
