@@ -3,6 +3,7 @@ import { Container } from 'inversify';
 import pino, { type Logger } from 'pino';
 import type { RedisReply } from 'rate-limit-redis';
 import type { ChangeFeed } from './application/ports/change-feed';
+import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
@@ -83,6 +84,7 @@ import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
+import { SqlErasurePurge } from './infrastructure/persistence/erased-values-purge';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -364,6 +366,7 @@ export function createContainer(
   container.bind(AnnounceMembershipTransitions).toSelf();
   container.bind(AnnounceRenewalNotices).toSelf();
   container.bind(PruneChanges).toSelf();
+  container.bind<ErasurePurge>(TYPES.ErasurePurge).toConstantValue(new SqlErasurePurge(database.dataSource));
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();

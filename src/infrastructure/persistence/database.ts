@@ -19,6 +19,7 @@ import { MemberNumbersAndErasure1767657600000 } from './migrations/1767657600000
 import { Webhooks1767571200000 } from './migrations/1767571200000-webhooks';
 import { WebhookSubscriptionCursors1767744000000 } from './migrations/1767744000000-webhook-subscription-cursors';
 import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000-removed-and-ending-changes';
+import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-accounts';
 import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-notices';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
@@ -69,6 +70,7 @@ export const MIGRATIONS = [
   MemberNumbersAndErasure1767657600000,
   WebhookSubscriptionCursors1767744000000,
   RemovedAndEndingChanges1767830400000,
+  ErasedAccounts1767916800000,
   RenewalNotices1768003200000,
 ];
 
@@ -164,6 +166,14 @@ function startParams(): string[] {
   if (!params.includes(path))
     throw new Error('PGlite no longer sets search_path at start: see startParams()');
   return params;
+}
+
+/**
+ * Whether the DataSource reaches the embedded database (in this process, or the service's through
+ * its socket): one session, which every connection shares, one statement at a time.
+ */
+export function isEmbedded(dataSource: DataSource): boolean {
+  return (dataSource.options.extra as { stream?: unknown } | undefined)?.stream !== undefined;
 }
 
 /**
