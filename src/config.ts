@@ -1,4 +1,4 @@
-import { isIP, isIPv4 } from 'node:net';
+import { familyCoveredByAll, proxyEntryRanges } from './trusted-proxies';
 
 /** Settings, read from the environment and validated once at start-up. */
 export interface Config {
@@ -79,19 +79,6 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
-const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** An address or subnet as Express's proxy-addr takes it: `10.0.0.1`, `10.0.0.0/8`, `::1/128`, `10.0.0.0/255.0.0.0`. */
-function isProxyAddress(entry: string): boolean {
-  if (PROXY_PRESETS.includes(entry)) return true;
-  const [address, range, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (range === undefined) return true;
-  if (/^\d+$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
-  return family === 4 && isIPv4(range);
-}
-
 function trustProxy(env: Env): false | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false') return false;
@@ -104,9 +91,17 @@ function trustProxy(env: Env): false | number | string {
   }
   if (/^\d+$/.test(raw)) return Number(raw);
   // Checked here so that a bad value is a one-line start-up error, not an exception from Express.
-  if (!raw.split(',').every((entry) => isProxyAddress(entry.trim()))) {
+  const ranges = raw.split(',').map((entry) => proxyEntryRanges(entry.trim()));
+  if (ranges.some((entry) => entry === null)) {
     throw new ConfigError(
       `TRUST_PROXY must be false, a hop count, or a comma-separated list of addresses, subnets or loopback/linklocal/uniquelocal, not ${quote(raw)}`,
+    );
+  }
+  // Trusting every address is `true` in other words: any client could choose its own address.
+  const everything = familyCoveredByAll(ranges.flatMap((entry) => entry ?? []));
+  if (everything !== null) {
+    throw new ConfigError(
+      `TRUST_PROXY ${quote(raw)} is refused: it trusts every ${everything} address, so any client could choose its own address in X-Forwarded-For; give the number of proxies in front (e.g. 1) or their own addresses`,
     );
   }
   return raw;

@@ -3,6 +3,7 @@ import { Container } from 'inversify';
 import pino, { type Logger } from 'pino';
 import type { RedisReply } from 'rate-limit-redis';
 import type { ChangeFeed } from './application/ports/change-feed';
+import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
@@ -53,6 +54,7 @@ import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
 import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
 import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
+import { type ReadinessProbe, readinessProbe } from './infrastructure/persistence/readiness';
 import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
 import { CredentialCache } from './infrastructure/persistence/credential-cache';
 import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
@@ -82,6 +84,7 @@ import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
+import { SqlErasurePurge } from './infrastructure/persistence/erased-values-purge';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -110,6 +113,8 @@ export const APP = {
   Jobs: Symbol.for('Jobs'),
   /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
   OperatorMetrics: Symbol.for('OperatorMetrics'),
+  /** ReadinessProbe: what GET /readyz runs, the queries requests make. */
+  ReadinessProbe: Symbol.for('ReadinessProbe'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -230,6 +235,7 @@ export function createContainer(
     preparedLookups: database.kind === 'postgres',
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
+  container.bind<ReadinessProbe>(APP.ReadinessProbe).toConstantValue(readinessProbe(repositories));
   container
     .bind(TYPES.AccountRepository)
     .toConstantValue(new CachingAccountRepository(repositories.accounts, cache));
@@ -360,6 +366,7 @@ export function createContainer(
   container.bind(AnnounceMembershipTransitions).toSelf();
   container.bind(AnnounceRenewalNotices).toSelf();
   container.bind(PruneChanges).toSelf();
+  container.bind<ErasurePurge>(TYPES.ErasurePurge).toConstantValue(new SqlErasurePurge(database.dataSource));
   container.bind(ErasePerson).toSelf();
   container.bind(EraseLeftMembers).toSelf();
   container.bind(ExportPersonData).toSelf();

@@ -13,7 +13,12 @@ import { createApp } from './http/app';
 import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
 import { DataDirectoryError } from './infrastructure/persistence/data-dir-lock';
-import { type Database, migrate, refreshStatistics } from './infrastructure/persistence/database';
+import {
+  type Database,
+  migrate,
+  refreshStatistics,
+  SchemaNewerThanCode,
+} from './infrastructure/persistence/database';
 import { openDatabaseWhenFree } from './infrastructure/persistence/open-database-when-free';
 import { type DatabaseServer, serveDatabase } from './infrastructure/persistence/serve-database';
 
@@ -162,6 +167,7 @@ async function main(): Promise<void> {
     await database.close().catch(() => undefined);
     if (error instanceof Unavailable)
       fail(`start-up failed: cannot reach the database (${describeDatabase(config)})`);
+    if (error instanceof SchemaNewerThanCode) fail(`start-up failed: ${error.message}`);
     fail('start-up failed: preparing the database failed', error);
   }
 

@@ -4,7 +4,7 @@ import { type Config, ConfigError, loadConfig } from '../config';
 import { type ContainerOverrides, createContainer } from '../container';
 import { DomainError, Unavailable } from '../domain/errors';
 import { DataDirectoryError } from '../infrastructure/persistence/data-dir-lock';
-import { type Database, migrate } from '../infrastructure/persistence/database';
+import { type Database, migrate, SchemaNewerThanCode } from '../infrastructure/persistence/database';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { CliFailure, UsageError } from './cli-errors';
 import type { CliIo } from './cli-io';
@@ -13,6 +13,7 @@ import { COMMANDS } from './commands';
 import { TOOL } from './help';
 import { openToolDatabase } from './open-tool-database';
 import { parseCommandLine } from './parse-command-line';
+import { refuseServiceOnOtherSchema } from './served-schema';
 import { printLine } from './write-text';
 
 export interface RunCliOptions extends Partial<CliIo> {
@@ -70,26 +71,15 @@ async function withDatabase(
 ): Promise<void> {
   const database = options.database ?? (await openToolDatabase(config, io));
   try {
-    if (database.servedBy !== undefined) await refuseOlderService(database);
-    // Every command finds the schema it expects, as the service does at start-up.
-    else if (command.database === 'migrated') await migrate(database);
+    // Every command finds the schema it expects, as the service does at start-up; `migrate` itself
+    // (database 'raw') decides for itself, for `migrate --status` only reads.
+    if (command.database === 'migrated') {
+      if (database.servedBy !== undefined) await refuseServiceOnOtherSchema(database);
+      else await migrate(database);
+    }
     await work(database, options.container ?? createContainer(config, database, options.overrides));
   } finally {
     if (options.database === undefined) await database.close();
-  }
-}
-
-/**
- * The running service migrated the database when it started. A tool that knows newer migrations
- * is newer code than the service: changing the schema under it could break it, so the tool
- * leaves that to the service's next start.
- */
-async function refuseOlderService(database: Database): Promise<void> {
-  if (await database.dataSource.showMigrations()) {
-    throw new CliFailure(
-      `the running service (process ${database.servedBy}) is older than this tool: restart it, ` +
-        'which brings the database up to date, then run the command again',
-    );
   }
 }
 
@@ -103,7 +93,7 @@ function report(error: unknown, io: CliIo): number {
   if (error instanceof CliFailure) {
     say(`error: ${error.message}`);
     sayDetails(error.details, say);
-  } else if (error instanceof DataDirectoryError) {
+  } else if (error instanceof DataDirectoryError || error instanceof SchemaNewerThanCode) {
     say(`error: ${error.message}`);
   } else if (error instanceof Unavailable || isDatabaseUnavailable(error)) {
     say(`error: the database cannot be reached; check DATABASE_URL (or DATA_DIR) and that the server is up`);

@@ -1,9 +1,14 @@
 import express, { type Request, type Response } from 'express';
 import type { Container } from 'inversify';
 import { TakeChangesCursor } from '../application/changes/take-changes-cursor';
+import { ErasePerson } from '../application/people/erase-people';
+import { ExportPersonData } from '../application/people/export-person-data';
 import { GetPerson } from '../application/people/get-person';
+import { personDataView } from '../application/people/person-data-view';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
+import type { TokenService } from '../application/ports/token-service';
+import { TYPES } from '../application/ports/tokens';
 import { APP } from '../container';
 import type { Person } from '../domain/person';
 import { isLookup } from '../domain/person-filter';
@@ -38,7 +43,7 @@ function sendPerson(res: Response, person: Person, today: string): void {
   res.json(mapPerson(person, today));
 }
 
-/** GET /people, POST /people/search, GET and PATCH /people/:id. */
+/** GET /people, POST /people/search, GET, PATCH and DELETE /people/:id, GET /people/:id/data. */
 export function peopleRouter(container: Container): express.Router {
   const router = express.Router();
   // Counted so that streams can give way to them (see the container).
@@ -49,6 +54,9 @@ export function peopleRouter(container: Container): express.Router {
   const takeChangesCursor = container.get(TakeChangesCursor);
   const getPerson = container.get(GetPerson);
   const updatePerson = container.get(UpdatePerson);
+  const erasePerson = container.get(ErasePerson);
+  const exportPersonData = container.get(ExportPersonData);
+  const tokens = container.get<TokenService>(TYPES.TokenService);
 
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
@@ -127,6 +135,19 @@ export function peopleRouter(container: Container): express.Router {
       sendPerson(res, person, today);
     },
   );
-  router.all('/people/:id', methodNotAllowed('GET', 'PATCH'));
+  // The secretary's desk (SPEC §9): erasure and subject access, with the manage permission.
+  router.delete('/people/:id', bearer('manage'), async (req: Request, res: Response) => {
+    const id = idParam(req);
+    // Erasing through the API is the confirmation: the page asks before it sends this.
+    await erasePerson.execute({ id, confirmAccount: true, principal: principalOf(res) });
+    res.json({ erased: id });
+  });
+  router.all('/people/:id', methodNotAllowed('GET', 'PATCH', 'DELETE'));
+
+  router.get('/people/:id/data', bearer('manage'), async (req: Request, res: Response) => {
+    const data = await exportPersonData.execute({ id: idParam(req), visibleOnly: true });
+    res.json(personDataView(data, (prefix) => tokens.mask(prefix)));
+  });
+  router.all('/people/:id/data', methodNotAllowed('GET'));
   return router;
 }

@@ -129,6 +129,23 @@ export function describeApiKeyRepositoryContract(adapter: () => ContractAdapter)
       expect((await repositories().keys.findByTokenHash(input.tokenHash))?.key.revokedAt).toEqual(first);
     });
 
+    it("clears the names of every key of the account, and no other's; an erased account's keys find no account", async () => {
+      const accountId = await newAccount();
+      const otherId = await newAccount();
+      const input = newKey(accountId, { name: 'laptop' });
+      const named = await repositories().keys.create(input);
+      const other = await repositories().keys.create(newKey(otherId, { name: 'phone' }));
+
+      await repositories().keys.forgetNames(accountId);
+      await repositories().accounts.erase(accountId);
+
+      expect(await repositories().keys.findById(named.id)).toMatchObject({ name: null });
+      expect(await repositories().keys.findById(other.id)).toMatchObject({ name: 'phone' });
+      expect(await repositories().accounts.findByPersonId(accountId)).toBeNull();
+      expect(await repositories().keys.findByTokenHash(input.tokenHash)).toBeNull();
+      await expect(repositories().accounts.erase(accountId)).rejects.toBeInstanceOf(NotFound);
+    });
+
     it('reports revoking an unknown key with NotFound', async () => {
       await expect(repositories().keys.revoke(2_000_000_000, new Date())).rejects.toBeInstanceOf(NotFound);
     });

@@ -182,7 +182,7 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
       // (non-ASCII, astral characters, U+2028, DEL, a slash).
       const awkward = ['Quote " and \\ back', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Zoë 𝔘 \u2028 </x> ☃'];
 
-      it("writes each change byte for byte as JSON.stringify writes its view: admins' left out, the erased null", async () => {
+      it("writes each change byte for byte as JSON.stringify writes its view: admins' left out but for person.removed, the erased null", async () => {
         const tag = uniqueTag();
         await adapter().repositories.people.insertMany([
           newPerson({
@@ -216,6 +216,8 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
           change(awkwardOne, { type: 'person.created', fields: null, byKeyId: null }),
           change(bare, { fields: ['last_name', 'contacts', 'memberships', 'member_number', 'planner_id'] }),
           change(admin),
+          // A member made an admin: shown, to tell followers to delete their copy, without a person.
+          change(admin, { type: 'person.removed', fields: null }),
           change(erased, { type: 'person.erased', fields: null }),
           change(nobody, { type: 'membership.started', fields: null, byKeyId: null }),
           change(awkwardOne, { type: 'membership.ended', fields: null, byKeyId: 2_000_000_000 }),
@@ -236,6 +238,7 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
             awkwardOne,
             bare,
             'hidden',
+            admin,
             erased,
             nobody,
             awkwardOne,
@@ -245,6 +248,7 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
           expect(shown.map((one) => one?.person?.id ?? null)).toEqual([
             awkwardOne,
             bare,
+            null,
             null,
             null,
             null,

@@ -58,9 +58,16 @@ export class CreateAccount {
       if (await tx.accounts.findByUsername(username)) {
         throw new Conflict(`the username ${JSON.stringify(username)} is already taken`);
       }
+      // A member made an admin leaves every people result: the feed must tell its followers.
+      let removed = false;
       if (personId !== undefined) {
-        if ((await tx.people.findById(personId)) === null)
-          throw new NotFound(`no person with the id ${personId}`);
+        const person = await tx.people.findFieldsById(personId);
+        if (person === null) throw new NotFound(`no person with the id ${personId}`);
+        // Erased means for good: no new credentials bring the person back (SPEC §8).
+        if (person.erased) {
+          throw new InvalidInput(`person ${personId} was erased; an erased person cannot hold an account`);
+        }
+        removed = person.role === 'member' && role === 'admin';
         const existing = await tx.accounts.findByPersonId(personId);
         if (existing) {
           throw new Conflict(
@@ -86,6 +93,11 @@ export class CreateAccount {
       if (personId === undefined && account.role === 'member') {
         await tx.changes.record([
           { type: 'person.created', personId: account.personId, fields: null, byKeyId: null },
+        ]);
+      }
+      if (removed) {
+        await tx.changes.record([
+          { type: 'person.removed', personId: account.personId, fields: null, byKeyId: null },
         ]);
       }
       return {

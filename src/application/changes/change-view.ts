@@ -28,11 +28,12 @@ export interface RenderedChange {
 /**
  * The view of a change as a client may see it, on `today` (which decides the memberships that are
  * current), or null when it is not to be shown: admins' changes never appear (though the cursor
- * moves past them), and a person who is no longer visible (erased) is null.
+ * moves past them), but for person.removed, which tells followers that a member became one; and a
+ * person who is no longer visible (erased, an admin) is null.
  */
 export function shownChange(change: ChangeWithPerson, today: string): ChangeView | null {
   const { person } = change;
-  if (person?.role === 'admin') return null;
+  if (person?.role === 'admin' && change.type !== 'person.removed') return null;
   return {
     seq: change.seq,
     at: change.at.toISOString(),

@@ -1,33 +1,47 @@
 import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
+import { isCalendarDate } from '../../domain/calendar-date';
 import { InvalidInput, NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
 import type { PersonIdentity } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
+import type { Principal } from '../principal';
+
+/** Who erases: an account through one of its keys (the API), or the command line (null). */
+export type Eraser = Pick<Principal, 'accountId' | 'keyId'> | null;
 
 /**
  * Erases people in the caller's transaction (SPEC §8): anonymised, contacts deleted, membership
- * periods kept; an account disabled and its keys revoked, which every instance hears of at commit
- * (as with `accounts disable`); old and new values in audit entries about them replaced; an
- * entry per person saying that the command line erased them, without any personal data; and
- * person.erased in the change feed.
+ * periods kept; an account taken away for good (username, password hash and permissions gone, its
+ * keys revoked and their names cleared, so nothing can enable it again), which every instance
+ * hears of at commit (as with `accounts disable`); old and new values in audit entries about them
+ * replaced; an entry per person saying who erased them, without any personal data; and
+ * person.erased in the change feed. Once the unit of work has committed, the store rewrites what
+ * held the erased values before it returns (PersonRepository.erase): erased means gone.
  */
-export async function erasePeople(tx: Transaction, people: PersonIdentity[], now: Date): Promise<void> {
+export async function erasePeople(
+  tx: Transaction,
+  people: PersonIdentity[],
+  now: Date,
+  by: Eraser = null,
+): Promise<void> {
   if (people.length === 0) return;
   const ids = people.map((p) => p.id);
-  await tx.people.erase(ids);
-  await tx.audit.redactAbout(ids);
+  // The account first: an erased person holding credentials is a state the store refuses.
   for (const person of people) {
     if (!person.hasAccount) continue;
-    await tx.accounts.update(person.id, { disabled: true });
     for (const key of await tx.keys.listActive(person.id, now)) await tx.keys.revoke(key.id, now);
+    await tx.keys.forgetNames(person.id);
+    await tx.accounts.erase(person.id);
   }
+  await tx.people.erase(ids);
+  await tx.audit.redactAbout(ids);
   await tx.audit.record(
     ids.map(
       (id): NewAuditEntry => ({
-        actorAccountId: null,
-        actorKeyId: null,
+        actorAccountId: by?.accountId ?? null,
+        actorKeyId: by?.keyId ?? null,
         action: 'person.erase',
         subjectType: 'person',
         subjectId: id,
@@ -38,20 +52,25 @@ export async function erasePeople(tx: Transaction, people: PersonIdentity[], now
     ),
   );
   await tx.changes.record(
-    ids.map((id) => ({ type: 'person.erased', personId: id, fields: null, byKeyId: null })),
+    ids.map((id) => ({ type: 'person.erased', personId: id, fields: null, byKeyId: by?.keyId ?? null })),
   );
 }
 
 export interface ErasePersonInput {
   id: number;
-  /** The person holds an account: erasing disables it, which the operator must have confirmed. */
+  /** The person holds an account: erasing takes it away, which the operator must have confirmed. */
   confirmAccount: boolean;
+  /**
+   * Erasing through the API (DELETE /people/:id), audited with the key. The API shows only visible
+   * people, so an admin or someone already erased is NotFound there, as for GET /people/:id.
+   */
+  principal?: Principal;
 }
 
 export interface ErasePersonOutput {
   /** False when the person had been erased before: nothing was done. */
   erased: boolean;
-  /** The username of the account that was disabled, if any. */
+  /** The username of the account that was taken away, if any. */
   username: string | null;
 }
 
@@ -63,10 +82,13 @@ export class ErasePerson {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  execute({ id, confirmAccount }: ErasePersonInput): Promise<ErasePersonOutput> {
+  execute({ id, confirmAccount, principal }: ErasePersonInput): Promise<ErasePersonOutput> {
     return this.unitOfWork.run(async (tx) => {
       const [person] = await tx.people.findIdentities({ ids: [id], memberNumbers: [], chatIds: [] });
       if (person === undefined) throw new NotFound(`no person has the id ${id}`);
+      if (principal !== undefined && (person.role === 'admin' || person.erased)) {
+        throw new NotFound(`no person has the id ${id}`);
+      }
       if (person.role === 'admin') {
         throw new InvalidInput(
           `person ${id} is an admin; admins are not erased (remove the account's rights instead)`,
@@ -79,7 +101,7 @@ export class ErasePerson {
           `person ${id} holds the account "${account.username}", which erasing disables; give --yes to go ahead`,
         );
       }
-      await erasePeople(tx, [person], this.clock.now());
+      await erasePeople(tx, [person], this.clock.now(), principal ?? null);
       return { erased: true, username: account?.username ?? null };
     });
   }
@@ -93,7 +115,8 @@ export interface EraseLeftMembersInput {
 
 /**
  * Retention (`people erase --ended-before DATE`): erases every member whose memberships all ended
- * before the date and who holds no account, in one transaction; a dry run only lists them.
+ * before the date and who holds no account, in one transaction; a dry run only lists them. A date
+ * after today (in DIRECTORY_TIMEZONE) is refused, dry run or not.
  */
 @injectable()
 export class EraseLeftMembers {
@@ -102,7 +125,19 @@ export class EraseLeftMembers {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {
+  async execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {
+    if (!isCalendarDate(endedBefore)) {
+      throw new InvalidInput(
+        `the date must be a date such as 2020-01-01, not ${JSON.stringify(endedBefore)}`,
+      );
+    }
+    // Everyone whose memberships all end before a later date includes members still current today.
+    const today = this.clock.today();
+    if (endedBefore > today) {
+      throw new InvalidInput(
+        `${endedBefore} is after today (${today}): only people who left before a date that has come can be erased`,
+      );
+    }
     return this.unitOfWork.run(async (tx) => {
       const people = await tx.people.membersWhoLeftBefore(endedBefore);
       if (!dryRun) await erasePeople(tx, people, this.clock.now());

@@ -39,6 +39,11 @@ export interface AccountRepository {
    */
   create(account: NewAccount): Promise<Account>;
   update(personId: number, changes: AccountChanges): Promise<void>;
+  /**
+   * Takes the account away for good (SPEC §8, erasure): username, password hash and permissions
+   * gone, disabled; the person has no account afterwards, so nothing can enable it again.
+   */
+  erase(personId: number): Promise<void>;
   /** Every account by username, with its count of active keys at `now`. */
   list(now: Date): Promise<AccountSummary[]>;
 }

@@ -32,6 +32,8 @@ export interface ApiKeyRepository {
   setPermissions(id: number, permissions: Permission[]): Promise<void>;
   /** Marks the key revoked at `at` (idempotent) and returns it. */
   revoke(id: number, at: Date): Promise<ApiKey>;
+  /** Clears the name of every key the account was issued (SPEC §8, erasure); the caller revokes them. */
+  forgetNames(accountId: number): Promise<void>;
   /** Records that the key was used at `at`, unless a use was recorded less than a minute before it. */
   touch(id: number, at: Date): Promise<void>;
 }

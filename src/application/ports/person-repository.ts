@@ -126,7 +126,9 @@ export interface PersonRepository {
   replaceMany(replacements: PersonReplacement[]): Promise<void>;
   /**
    * Anonymises the people (SPEC §8): names become "erased", chat_id, planner_id and member_number
-   * null, contacts deleted; memberships stay. The account, if any, is the caller's to disable.
+   * null, contacts deleted; memberships stay. The account, if any, is the caller's to take away
+   * first. Within a unit of work: once it commits, the store rewrites what held the erased values
+   * (old row versions, index entries, statistics) before `run` returns.
    */
   erase(ids: number[]): Promise<void>;
   /** Which of these chat_ids some visible person (a member, not an admin) already has, in any order. */

@@ -13,4 +13,5 @@ export const TYPES = {
   WebhookStore: Symbol.for('WebhookStore'),
   WebhookSender: Symbol.for('WebhookSender'),
   OperatorEvents: Symbol.for('OperatorEvents'),
+  ErasurePurge: Symbol.for('ErasurePurge'),
 } as const;

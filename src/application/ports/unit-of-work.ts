@@ -29,7 +29,11 @@ export interface PersonUpdate {
 }
 
 export interface UnitOfWork {
-  /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
+  /**
+   * Runs `work` in one transaction; commits when it resolves, rolls back when it throws. When the
+   * work erased people (PersonRepository.erase), it resolves only once the store holds their
+   * erased values nowhere any more (SPEC §8: old row versions, index entries, statistics).
+   */
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * Writes the update (a new version), its audit entries and its change together, all or nothing,

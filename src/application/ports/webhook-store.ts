@@ -167,6 +167,12 @@ export interface WebhookStore {
   backlog(): Promise<WebhookBacklog[]>;
   /** Makes the delivery pending and due at `now`, with a fresh three days of retries. */
   redeliver(id: number, now: Date): Promise<void>;
+  /**
+   * Removes the deliveries that are over (delivered or failed) and were created, or last
+   * redelivered, before `before`, with their attempts: they are kept as long as changes are
+   * (SPEC §7). Returns how many deliveries were removed.
+   */
+  pruneDeliveries(before: Date): Promise<number>;
 
   /**
    * Leases up to `limit` enabled subscriptions that are behind the change log (none leased by

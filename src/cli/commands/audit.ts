@@ -1,3 +1,4 @@
+import { auditEntryView } from '../../application/audit/audit-entry-view';
 import { ReadAuditLog } from '../../application/audit/read-audit-log';
 import type { AuditEntry } from '../../domain/audit-entry';
 import type { Command } from '../command';
@@ -46,21 +47,7 @@ export const auditCommand: Command = {
 };
 
 /** An audit entry as the tool writes it in JSON (`audit --json`, `people export-data`). */
-export function auditEntryJson(entry: AuditEntry) {
-  return {
-    id: entry.id,
-    at: entry.at.toISOString(),
-    actor: entry.actorAccountId === null ? 'cli' : `account ${entry.actorAccountId}`,
-    actor_account_id: entry.actorAccountId,
-    actor_key_id: entry.actorKeyId,
-    action: entry.action,
-    subject_type: entry.subjectType,
-    subject_id: entry.subjectId,
-    field: entry.field,
-    old_value: entry.oldValue,
-    new_value: entry.newValue,
-  };
-}
+export const auditEntryJson = auditEntryView;
 
 function describe(entry: AuditEntry): string {
   const actor =

@@ -21,7 +21,7 @@ export const exportCommand: Command = {
     "FILE holds members' contacts: it is made readable by its owner only (0600).",
     'Erased people, accounts and keys are not exported.',
     'Give a FILE when running through npm: npm writes its own header lines to standard output',
-    '(or run npm run --silent cli -- export > FILE).',
+    '(or run the tool without npm: npx membership-directory export > FILE).',
   ].join('\n'),
   options: {},
   positionals: [{ name: 'FILE', optional: true }],

@@ -1,9 +1,8 @@
-import { auditEntryJson } from './audit';
-import { ExportPersonData, type PersonData } from '../../application/people/export-person-data';
+import { ExportPersonData } from '../../application/people/export-person-data';
+import { personDataView } from '../../application/people/person-data-view';
 import { TYPES } from '../../application/ports/tokens';
 import type { TokenService } from '../../application/ports/token-service';
 import type { Command } from '../command';
-import { toPersonRecord } from '../person-file/person-file-record';
 import { IdentifyPerson } from '../../application/people/identify-person';
 import { UsageError } from '../cli-errors';
 import { MEMBER_NUMBER_OPTION, personReference } from '../person-reference';
@@ -25,7 +24,7 @@ export const peopleExportData: Command = {
     'its password hash) and every key it was issued (tokens masked, as they are never stored), the',
     'audit entries about them and those their account made, and the changes about them in the',
     'change feed. To FILE, or to standard output when no FILE is given',
-    '(npm run --silent cli -- people export-data ID > FILE). `people find TEXT` finds the ID.',
+    '(npx membership-directory people export-data ID > FILE). `people find TEXT` finds the ID.',
   ].join('\n'),
   options: { ...MEMBER_NUMBER_OPTION },
   positionals: [
@@ -52,7 +51,7 @@ export const peopleExportData: Command = {
       'id' in reference ? reference.id : (await container.get(IdentifyPerson).execute(reference)).id;
     const data = await container.get(ExportPersonData).execute({ id: personId });
     const mask = (prefix: string) => container.get<TokenService>(TYPES.TokenService).mask(prefix);
-    const text = `${JSON.stringify(toJson(data, mask), null, 2)}\n`;
+    const text = `${JSON.stringify(personDataView(data, mask), null, 2)}\n`;
     if (file === undefined) {
       await writeText(io.stdout, text);
       return;
@@ -61,50 +60,3 @@ export const peopleExportData: Command = {
     printLine(io.stdout, `wrote what the directory holds about person ${data.person.id} to ${file}`);
   },
 };
-
-/** Fields listed one by one: a password hash or a token hash can never be written by accident. */
-function toJson(data: PersonData, mask: (prefix: string) => string) {
-  const { person, account } = data;
-  return {
-    exported_at: data.exportedAt.toISOString(),
-    person: {
-      ...toPersonRecord(person),
-      erased: person.erased,
-      contacts: person.contacts.map((c) => ({ id: c.id, kind: c.kind, value: c.value, label: c.label })),
-      memberships: person.memberships.map((m) => ({
-        id: m.id,
-        club: m.club.name,
-        kind: m.kind,
-        start_date: m.startDate,
-        end_date: m.endDate,
-      })),
-    },
-    account:
-      account === null
-        ? null
-        : {
-            username: account.username,
-            role: account.role,
-            permissions: account.permissions,
-            disabled: account.disabled,
-          },
-    keys: data.keys.map((key) => ({
-      id: key.id,
-      token: mask(key.prefix),
-      name: key.name,
-      permissions: key.permissions,
-      created_at: key.createdAt.toISOString(),
-      expires_at: key.expiresAt?.toISOString() ?? null,
-      last_used_at: key.lastUsedAt?.toISOString() ?? null,
-      revoked_at: key.revokedAt?.toISOString() ?? null,
-    })),
-    audit: data.audit.map(auditEntryJson),
-    changes: data.changes.map((change) => ({
-      seq: change.seq,
-      at: change.at.toISOString(),
-      type: change.type,
-      fields: change.fields,
-      by: change.byKeyId,
-    })),
-  };
-}

@@ -189,12 +189,51 @@ const updatePerson = operation({
   errors: [400, 404, 409, 412, 413],
 });
 
-/** GET /people, POST /people/search, GET and PATCH /people/{id}. */
+const NOT_VISIBLE = 'Answers 404 for nobody, an admin or someone already erased, as GET /people/{id} does.';
+
+const erasePerson = operation({
+  access: 'bearer',
+  operationId: 'erasePerson',
+  summary: 'Erase a person (data protection)',
+  description:
+    'In one transaction: the names become "erased"; chat_id, planner_id and member_number are ' +
+    'cleared; contacts are deleted; membership periods (club, kind, dates) stay for the ' +
+    "society's statistics; an account is taken away (username, password hash, permissions and " +
+    'key names gone, keys revoked); old and new values in audit entries about the person become ' +
+    '"[erased]". The values are no longer in the database\'s tables or indexes when it answers. ' +
+    'An audit entry records which account and key erased whom; the change feed says person.erased ' +
+    `with \`by\` this key. ${NOT_VISIBLE} Permission: manage.`,
+  tags: ['People'],
+  parameters: [idParameter('person')],
+  responses: {
+    200: answer('The person was erased.', json(schemaRef('Erased'), { erased: ADA.id })),
+  },
+  errors: [400, 404],
+});
+
+const personData = operation({
+  access: 'bearer',
+  operationId: 'exportPersonData',
+  summary: 'Everything held about a person (subject access)',
+  description:
+    'The answer to a subject access request: the person with contacts and memberships, their ' +
+    'account (without its password hash) and every key it was issued (tokens masked), the audit ' +
+    'entries about them and those their account made (those about other people without their ' +
+    'values), and the changes about them in the feed, oldest first. The same JSON as ' +
+    `\`npm run cli -- people export-data ID\` writes. ${NOT_VISIBLE} Permission: manage.`,
+  tags: ['People'],
+  parameters: [idParameter('person')],
+  responses: { 200: answer('What the directory holds about the person.', json(schemaRef('PersonData'))) },
+  errors: [400, 404],
+});
+
+/** GET /people, POST /people/search, GET, PATCH and DELETE /people/{id}, GET /people/{id}/data. */
 export function peoplePaths(filter: JsonSchema): Paths {
   const search = searchOperations(filter);
   return {
     '/people': { get: search.get },
     '/people/search': { post: search.post },
-    '/people/{id}': { get: getPerson, patch: updatePerson },
+    '/people/{id}': { get: getPerson, patch: updatePerson, delete: erasePerson },
+    '/people/{id}/data': { get: personData },
   };
 }

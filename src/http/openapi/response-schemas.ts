@@ -5,6 +5,8 @@ import type { ApiKeyResponse } from '../api-key.mapper';
 import type { ChangePageJson, mapChange } from '../change.mapper';
 import type { mapPerson } from '../person.mapper';
 import { idSchema } from './integers';
+import { personDataSchemas } from './person-data-schemas';
+import { nullable, record } from './schema-records';
 import { type JsonSchema, schemaRef } from './openapi-types';
 
 // What the mappers return: the schemas below must name exactly these fields (checked by tsc), and
@@ -15,23 +17,7 @@ type MembershipJson = PersonJson['memberships'][number];
 type ClubJson = MembershipJson['club'];
 type ChangeJson = NonNullable<ReturnType<typeof mapChange>>;
 
-/** Every field always present (SPEC §1), `null` where empty; nothing else. */
-function record<T>(description: string, properties: Record<keyof T & string, JsonSchema>): JsonSchema {
-  return {
-    type: 'object',
-    description,
-    properties,
-    required: Object.keys(properties),
-    additionalProperties: false,
-  };
-}
-
 const id = (description: string): JsonSchema => idSchema({ description });
-const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({
-  type: [type, 'null'],
-  description,
-  ...extra,
-});
 
 const Contact = record<ContactJson>('A way to reach a person. Contacts are ordered by kind, then id.', {
   id: id('Contact identifier.'),
@@ -174,5 +160,16 @@ const Status = record<{ status: string }>('Answer of the health probes.', {
 
 /** The answer schemas, keyed by component name. */
 export function responseSchemas(): Record<string, JsonSchema> {
-  return { Person, Contact, Membership, Club, Change, ChangePage, ApiKey, Error: ErrorSchema, Status };
+  return {
+    Person,
+    Contact,
+    Membership,
+    Club,
+    Change,
+    ChangePage,
+    ApiKey,
+    Error: ErrorSchema,
+    Status,
+    ...personDataSchemas(),
+  };
 }

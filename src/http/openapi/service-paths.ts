@@ -23,7 +23,8 @@ export function servicePaths(): Paths {
       get: open({
         operationId: 'readiness',
         summary: 'Readiness probe',
-        description: 'Answers 200 only when the database answers a query within 2 seconds.',
+        description:
+          'Answers 200 only when the database answers, within 2 seconds, the queries requests make (a key lookup and a person lookup).',
         responses: { 200: answer('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })) },
         errors: [503],
       }),

@@ -72,6 +72,12 @@ export class InMemoryAccountRepository implements AccountRepository {
     if (changes.disabled !== undefined) account.disabled = changes.disabled;
   }
 
+  async erase(personId: number): Promise<void> {
+    const person = this.store.state.people.get(personId);
+    if (!person?.account) throw new NotFound(`account ${personId} not found`);
+    person.account = null;
+  }
+
   async list(now: Date): Promise<AccountSummary[]> {
     const summaries: AccountSummary[] = [];
     for (const person of this.store.state.people.values()) {

@@ -80,6 +80,10 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
     return toKey(key);
   }
 
+  async forgetNames(accountId: number): Promise<void> {
+    for (const key of this.store.state.keys.values()) if (key.accountId === accountId) key.name = null;
+  }
+
   async touch(id: number, at: Date): Promise<void> {
     const key = this.store.state.keys.get(id);
     if (key && (key.lastUsedAt === null || key.lastUsedAt.getTime() <= at.getTime() - TOUCH_INTERVAL_MS)) {

@@ -26,6 +26,14 @@ export class CachingAccountRepository implements AccountRepository {
     }
   }
 
+  async erase(personId: number): Promise<void> {
+    try {
+      await this.inner.erase(personId);
+    } finally {
+      this.changes.accountChanged(personId);
+    }
+  }
+
   findByUsername(username: string): Promise<Account | null> {
     return this.inner.findByUsername(username);
   }

@@ -56,6 +56,10 @@ export class CachingApiKeyRepository implements ApiKeyRepository {
     return this.inner.countActive(accountId, now);
   }
 
+  forgetNames(accountId: number): Promise<void> {
+    return this.inner.forgetNames(accountId);
+  }
+
   touch(id: number, at: Date): Promise<void> {
     return this.inner.touch(id, at);
   }

@@ -3,13 +3,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Socket } from 'node:net';
 import pg from 'pg';
-import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
+import { DataSource, type DataSourceOptions, MigrationExecutor, type QueryRunner } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from './data-dir-lock';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
 import { LocalPgStream } from './local-pg-stream';
 import { PgliteGate } from './pglite-gate';
 import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './private-data-dir';
+import { SERVICE_SEARCH_PATH } from './session-state';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
@@ -18,6 +19,7 @@ import { MemberNumbersAndErasure1767657600000 } from './migrations/1767657600000
 import { Webhooks1767571200000 } from './migrations/1767571200000-webhooks';
 import { WebhookSubscriptionCursors1767744000000 } from './migrations/1767744000000-webhook-subscription-cursors';
 import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000-removed-and-ending-changes';
+import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-accounts';
 import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-notices';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
@@ -68,6 +70,7 @@ export const MIGRATIONS = [
   MemberNumbersAndErasure1767657600000,
   WebhookSubscriptionCursors1767744000000,
   RemovedAndEndingChanges1767830400000,
+  ErasedAccounts1767916800000,
   RenewalNotices1768003200000,
 ];
 
@@ -117,6 +120,7 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     const pglite = new PGlite({
       dataDir: options.dataDir,
       extensions: { pg_trgm },
+      startParams: startParams(),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     });
     const gate = new PgliteGate(pglite);
@@ -149,6 +153,27 @@ export function createDataSource(options: DatabaseOptions): DataSourceParts {
     extra,
   });
   return { kind: 'postgres', dataSource, pglite: null, gate: null };
+}
+
+/**
+ * PGlite's own start parameters, with the service's search path (see SERVICE_SEARCH_PATH): as a
+ * start parameter it is also what RESET ALL goes back to when the gate takes the session back
+ * from a tool.
+ */
+function startParams(): string[] {
+  const path = `search_path=${SERVICE_SEARCH_PATH.replace(/ /g, '')}`;
+  const params = PGlite.defaultStartParams.map((param) => (param.startsWith('search_path=') ? path : param));
+  if (!params.includes(path))
+    throw new Error('PGlite no longer sets search_path at start: see startParams()');
+  return params;
+}
+
+/**
+ * Whether the DataSource reaches the embedded database (in this process, or the service's through
+ * its socket): one session, which every connection shares, one statement at a time.
+ */
+export function isEmbedded(dataSource: DataSource): boolean {
+  return (dataSource.options.extra as { stream?: unknown } | undefined)?.stream !== undefined;
 }
 
 /**
@@ -260,9 +285,69 @@ function socketTo(path: string): Socket {
 }
 
 /**
+ * The database was migrated by newer code than this: it holds migrations this code does not know,
+ * whose schema this code's queries were not written for (a column renamed, a constraint widened).
+ * Starting on it could fail in odd ways or write what the newer code cannot read.
+ */
+export class SchemaNewerThanCode extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `the database's schema is newer than this code: it holds migration ${unknown.join(', ')}, ` +
+        'which this version does not know; upgrade the code (git pull, npm ci, npm run build) and start that',
+    );
+    this.name = 'SchemaNewerThanCode';
+  }
+}
+
+export interface MigrationStatus {
+  /** Applied, in the order they were applied: known to this code or not. */
+  applied: { name: string; known: boolean }[];
+  /** Known to this code and not applied yet, in the order `migrate` would apply them. */
+  pending: string[];
+}
+
+/**
+ * What the database's migrations table says, without changing anything: a database that has
+ * none yet (never migrated) has every migration pending.
+ */
+export async function migrationStatus(database: Database): Promise<MigrationStatus> {
+  const queryRunner = database.dataSource.createQueryRunner();
+  try {
+    await queryRunner.connect();
+    return await statusOn(database, queryRunner);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new Unavailable('the database is unavailable');
+    throw error;
+  } finally {
+    await queryRunner.release();
+  }
+}
+
+async function statusOn(database: Database, queryRunner: QueryRunner): Promise<MigrationStatus> {
+  // Ordered by their timestamps (the name's last 13 digits), as TypeORM applies them.
+  const known = database.dataSource.migrations
+    .map((migration) => migration.name ?? migration.constructor.name)
+    .sort((a, b) => Number(a.slice(-13)) - Number(b.slice(-13)));
+  const executed = await new MigrationExecutor(database.dataSource, queryRunner).getExecutedMigrations();
+  // TypeORM answers the newest first.
+  const applied = [...executed]
+    .sort((a, b) => (a.id ?? 0) - (b.id ?? 0))
+    .map(({ name }) => ({ name, known: known.includes(name) }));
+  const done = new Set(applied.map(({ name }) => name));
+  return { applied, pending: known.filter((name) => !done.has(name)) };
+}
+
+/** Throws SchemaNewerThanCode when the database holds migrations this code does not know. */
+export async function refuseNewerSchema(database: Database): Promise<void> {
+  const unknown = (await migrationStatus(database)).applied.filter(({ known }) => !known);
+  if (unknown.length > 0) throw new SchemaNewerThanCode(unknown.map(({ name }) => name));
+}
+
+/**
  * Applies pending migrations and returns their names. On PostgreSQL it holds an advisory lock on
  * one connection meanwhile, so that instances starting together migrate one after another (the
- * later ones then find nothing pending). PGlite belongs to one process: no lock needed.
+ * later ones then find nothing pending). PGlite belongs to one process: no lock needed. Refuses
+ * (SchemaNewerThanCode) a database that newer code has migrated, before changing anything.
  */
 export async function migrate(database: Database): Promise<string[]> {
   const queryRunner = database.dataSource.createQueryRunner();
@@ -271,6 +356,9 @@ export async function migrate(database: Database): Promise<string[]> {
     await queryRunner.connect();
     if (locking) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
+      // Under the lock: a newer instance migrating at this moment is seen once it has finished.
+      const unknown = (await statusOn(database, queryRunner)).applied.filter(({ known }) => !known);
+      if (unknown.length > 0) throw new SchemaNewerThanCode(unknown.map(({ name }) => name));
       const applied = await new MigrationExecutor(
         database.dataSource,
         queryRunner,

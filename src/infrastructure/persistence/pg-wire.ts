@@ -159,3 +159,42 @@ function typed(type: number, body: Buffer): Buffer {
   header.writeInt32BE(4 + body.length, 1);
   return Buffer.concat([header, body]);
 }
+
+/** A simple-protocol Query: for the gate's own statements, run without PGlite's query layer. */
+export function simpleQuery(sql: string): Buffer {
+  return typed(0x51, Buffer.from(`${sql}\0`, 'utf8'));
+}
+
+/** The message of the first ErrorResponse in a whole answer, or null when there is none. */
+export function errorIn(answer: Buffer): string | null {
+  for (let offset = 0; offset + 5 <= answer.length; ) {
+    const type = answer[offset];
+    const end = offset + 1 + answer.readInt32BE(offset + 1);
+    if (type === 0x45) {
+      const fields = answer
+        .subarray(offset + 5, end)
+        .toString('utf8')
+        .split('\0');
+      return fields.find((field) => field.startsWith('M'))?.slice(1) ?? 'an error';
+    }
+    offset = end;
+  }
+  return null;
+}
+
+/**
+ * Whether a message may change what lasts beyond its transaction in the session (settings, role,
+ * session user): the SQL of a simple Query or a Parse that says SET, RESET, set_config or
+ * DISCARD (in any case), and any fast-path function call. Broad on purpose: a false alarm costs
+ * one reading of the settings (about 5 ms). What it misses (a function of the tool's own that
+ * sets a setting in its body) is lost to that tool at the next turn of another connection, never
+ * passed on to one.
+ */
+export function mayChangeSession(message: Uint8Array): boolean {
+  const type = message[0];
+  if (type === 0x46) return true; // FunctionCall
+  if (type !== 0x51 && type !== 0x50) return false;
+  return /set|discard/i.test(
+    Buffer.from(message.buffer, message.byteOffset, message.length).toString('latin1'),
+  );
+}

@@ -4,11 +4,20 @@ import {
   BackendTracker,
   FrontendMessages,
   fatalError,
+  mayChangeSession,
   NO_ENCRYPTION,
   ProtocolViolation,
   ROLLBACK,
 } from './pg-wire';
 import { SessionLock } from './session-lock';
+import {
+  applyState,
+  captureState,
+  discardLeftovers,
+  resetToService,
+  type SessionState,
+  VISITOR_START,
+} from './session-state';
 
 /** The other end of a connection: where PGlite's answers go. */
 export interface GatePeer {
@@ -23,6 +32,8 @@ export interface VisitorOptions {
   idleMs: number;
   /** Told when it is cut off for that. */
   onIdleCut?: () => void;
+  /** Told when the session could not be handed to it or taken back from it (PGlite failing). */
+  onHandOverFailed?: (error: unknown) => void;
 }
 
 // An import sends a thousand people's rows in one message: a few hundred kilobytes.
@@ -35,11 +46,19 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
  * it until PGlite is idle again (ReadyForQuery 'I'): a transaction, or a statement with its
  * Parse..Sync batch, never has another connection's statements land inside it. The others wait
  * their turn, first come first served.
+ *
+ * What a visitor sets that outlives a transaction (SET, SET ROLE, SET SESSION AUTHORIZATION) is
+ * its own: when the session passes from a visitor to anyone else, the visitor's state is read and
+ * put aside and the session goes back to this process's state (see session-state.ts); when the
+ * visitor's turn comes again, its state is put back. This process's connections all share
+ * PGlite's start state, so passing between them costs nothing.
  */
 export class PgliteGate {
   readonly lock = new SessionLock<GateSession>();
   private readonly visitors = new Set<GateSession>();
   private readonly visitorDone: (() => void)[] = [];
+  /** The visitor whose state the session holds now; null: this process's own. */
+  private stateHolder: GateSession | null = null;
 
   constructor(
     readonly pglite: PGlite,
@@ -79,6 +98,62 @@ export class PgliteGate {
   visitorFinished(): void {
     for (const listener of this.visitorDone) listener();
   }
+
+  /**
+   * For GateSession, with the session held and idle, before `session`'s next message: the
+   * session's state becomes `session`'s. Throws when PGlite fails; the state is then still the
+   * previous holder's, and the next turn tries again, so this process never runs in a visitor's.
+   */
+  async handOver(session: GateSession): Promise<void> {
+    const target = session.isVisitor ? session : null;
+    if (this.stateHolder === target) return;
+    const previous = this.stateHolder;
+    if (previous !== null) {
+      // Read only when its turns may have changed it; the reset is unconditional, so that
+      // whatever a visitor did, known or not, never reaches the next holder.
+      if (previous.stateMayHaveChanged) {
+        try {
+          previous.setAside(await captureState(this.pglite));
+        } catch {
+          // Its settings cannot be kept for it (one of them cannot be read back): better it
+          // ends than goes on under the service's settings without knowing.
+          previous.cutOff('58000', 'its session settings could not be kept while others used the database');
+        }
+      }
+      await resetToService(this.pglite);
+      this.stateHolder = null;
+    }
+    if (target !== null) {
+      this.stateHolder = target;
+      // Fails only on a setting that cannot be put back (its role dropped meanwhile): the
+      // session is reset for the next holder and the visitor cut off.
+      try {
+        await applyState(this.pglite, target.stateAside);
+      } catch (error) {
+        await resetToService(this.pglite);
+        this.stateHolder = null;
+        throw error;
+      }
+    }
+  }
+
+  /** Whether a visitor's end needs the session: its state is there, or it is the last visitor. */
+  leavesSomethingBehind(session: GateSession): boolean {
+    return this.stateHolder === session || (this.visitors.size === 1 && this.visitors.has(session));
+  }
+
+  /**
+   * For GateSession, with the session held and idle, when a visitor has gone: its state goes,
+   * and with the last visitor whatever visitors created that outlives a transaction (temporary
+   * tables, prepared statements, cursors WITH HOLD, LISTEN, advisory locks).
+   */
+  async forget(session: GateSession): Promise<void> {
+    if (this.stateHolder === session) {
+      await resetToService(this.pglite);
+      this.stateHolder = null;
+    }
+    if (this.visitors.size === 1 && this.visitors.has(session)) await discardLeftovers(this.pglite);
+  }
 }
 
 /** One connection's turn-taking on the shared session. */
@@ -94,6 +169,9 @@ export class GateSession {
   private unfinished = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private markEnded!: () => void;
+  /** A visitor's settings, role and session user while others have the session. */
+  private aside: SessionState = VISITOR_START;
+  private changedSinceAside = false;
 
   constructor(
     private readonly gate: PgliteGate,
@@ -104,6 +182,25 @@ export class GateSession {
     this.ended = new Promise((resolve) => {
       this.markEnded = resolve;
     });
+  }
+
+  get isVisitor(): boolean {
+    return this.visitor !== null;
+  }
+
+  /** A visitor's message since its state was last read may have changed it (mayChangeSession). */
+  get stateMayHaveChanged(): boolean {
+    return this.changedSinceAside;
+  }
+
+  /** For PgliteGate: what this visitor had set, while others have the session. */
+  setAside(state: SessionState): void {
+    this.aside = state;
+    this.changedSinceAside = false;
+  }
+
+  get stateAside(): SessionState {
+    return this.aside;
   }
 
   /** Bytes from the client; its messages run in order, each once the session is this one's. */
@@ -119,6 +216,12 @@ export class GateSession {
   close(): Promise<void> {
     this.closing ??= this.leave();
     return this.closing;
+  }
+
+  /** Tells the client why (a FATAL ErrorResponse), then ends the connection as close() does. */
+  cutOff(code: string, message: string): void {
+    if (this.closing === null) this.peer.write(fatalError(code, message));
+    void this.close();
   }
 
   /** Ends the connection as soon as it holds no transaction (at once if it holds none now). */
@@ -158,6 +261,14 @@ export class GateSession {
     await this.gate.lock.acquire(this);
     // Gone while it waited its turn: leave() releases the session.
     if (this.closing !== null) return;
+    try {
+      await this.gate.handOver(this);
+    } catch (error) {
+      this.visitor?.onHandOverFailed?.(error);
+      this.cutOff('58000', 'the embedded database could not hand over its session');
+      return;
+    }
+    if (this.visitor !== null && mayChangeSession(message)) this.changedSinceAside = true;
     // Until PGlite says otherwise, including when it fails halfway.
     this.unfinished = true;
     // Nothing reaches a connection once it is closing (its client may be gone).
@@ -172,7 +283,11 @@ export class GateSession {
       const { idleMs, onIdleCut } = this.visitor;
       this.idleTimer = setTimeout(() => {
         onIdleCut?.();
-        void this.close();
+        // As PostgreSQL's idle_in_transaction_session_timeout says it, so that psql shows why.
+        this.cutOff(
+          '25P03',
+          `terminating connection due to idle-in-transaction timeout: it held the service's database ${idleMs / 1000} s without a word; its transaction was rolled back`,
+        );
       }, idleMs);
     }
   }
@@ -199,9 +314,17 @@ export class GateSession {
     this.peer.end();
     // A message already running finishes; one still waiting for the session stops once it has it.
     await this.drained;
+    // What a visitor set ends with it: once its transaction is rolled back, the session is taken
+    // (waiting for its turn if need be) to put back this process's state.
+    if (this.gate.lock.holder !== this && this.gate.leavesSomethingBehind(this)) {
+      await this.gate.lock.acquire(this);
+    }
     if (this.gate.lock.holder === this) {
       try {
         if (this.unfinished) await this.abandonTransaction();
+        if (this.visitor !== null) await this.gate.forget(this);
+      } catch {
+        // PGlite itself failed (closed under us): nothing is left to reset.
       } finally {
         this.gate.lock.release(this);
       }

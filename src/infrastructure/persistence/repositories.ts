@@ -21,11 +21,18 @@ export interface TypeOrmRepositories extends Transaction {
  */
 export function createRepositories(
   manager: EntityManager,
-  options: { streaming?: StreamSharing; preparedLookups?: boolean; changesAtCommit?: boolean } = {},
+  options: {
+    streaming?: StreamSharing;
+    preparedLookups?: boolean;
+    changesAtCommit?: boolean;
+    /** Told when people are erased (see TypeOrmUnitOfWork). */
+    onErase?: () => void;
+  } = {},
 ): TypeOrmRepositories {
   return {
     people: new TypeOrmPersonRepository(manager, options.streaming, options.preparedLookups, {
       inTransaction: options.changesAtCommit === true,
+      onErase: options.onErase,
     }),
     accounts: new TypeOrmAccountRepository(manager),
     keys: new TypeOrmApiKeyRepository(manager),

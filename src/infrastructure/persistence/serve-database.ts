@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { heldDataDirLock } from './data-dir-lock';
 import type { Database } from './database';
-import { databaseSocketPath } from './database-socket-path';
+import { prepareSocketPlace, type SocketPlace } from './database-socket-path';
 import { fatalError } from './pg-wire';
 
 export interface ServeDatabaseOptions {
@@ -12,7 +12,7 @@ export interface ServeDatabaseOptions {
   idleMs?: number;
   /** Connections at once (default 8); each command-line tool opens one. */
   maxConnections?: number;
-  /** Where to listen; databaseSocketPath(DATA_DIR) by default. */
+  /** Where to listen; prepareSocketPlace(DATA_DIR) by default. */
   socketPath?: string;
 }
 
@@ -33,10 +33,12 @@ const MAX_CONNECTIONS = 8;
 
 /**
  * Lets other processes of this OS user in to the embedded database this process holds, over
- * PostgreSQL's own protocol on a Unix socket (mode 0600, in the 0700 DATA_DIR): PGlite belongs to
+ * PostgreSQL's own protocol on a Unix socket (mode 0600, in the 0700 DATA_DIR or in a private
+ * directory of its own: see prepareSocketPlace): PGlite belongs to
  * one process, so while the service runs, `npm run cli` connects here like any PostgreSQL client.
- * Its connections take turns with the service's on PGlite's one session (see PgliteGate); the
- * service's credential cache is cleared whenever one of them finishes a transaction.
+ * Its connections take turns with the service's on PGlite's one session (see PgliteGate), each
+ * with its own settings, which never reach the service's queries; the service's credential cache
+ * is cleared whenever one of them finishes a transaction.
  */
 export async function serveDatabase(
   database: Database,
@@ -48,7 +50,11 @@ export async function serveDatabase(
     throw new Error('only an embedded database on a directory this process holds can be served');
   }
   const { logger } = options;
-  const socketPath = options.socketPath ?? databaseSocketPath(dataDir.path);
+  const place: SocketPlace =
+    options.socketPath === undefined
+      ? prepareSocketPlace(dataDir.path)
+      : { path: options.socketPath, remove: () => rmSync(options.socketPath as string, { force: true }) };
+  const socketPath = place.path;
   const idleMs = options.idleMs ?? IDLE_MS;
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   let closing = false;
@@ -75,6 +81,11 @@ export async function serveDatabase(
             { idleMs },
             'a command-line connection held the database without a word: cut off, its transaction rolled back',
           ),
+        onHandOverFailed: (error) =>
+          logger.error(
+            { err: error },
+            'the embedded database could not hand its session over: a connection was cut off',
+          ),
       },
     );
     socket.on('data', (chunk: Buffer) => session.receive(chunk));
@@ -82,12 +93,21 @@ export async function serveDatabase(
   });
 
   removeStaleSocket(socketPath);
-  await listen(server, socketPath);
+  const removeSocket = () => {
+    try {
+      place.remove();
+    } catch {
+      // Best effort: a socket left behind is replaced at the next start.
+    }
+  };
+  try {
+    await listen(server, socketPath);
+  } catch (error) {
+    removeSocket();
+    throw error;
+  }
   if (process.platform !== 'win32') chmodSync(socketPath, 0o600);
   lock.setSocket(socketPath);
-  const removeSocket = () => {
-    if (process.platform !== 'win32') rmSync(socketPath, { force: true });
-  };
   process.on('exit', removeSocket);
   logger.info({ socket: socketPath }, 'the command line reaches the database here');
 

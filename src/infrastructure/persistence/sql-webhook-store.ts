@@ -383,6 +383,21 @@ export class SqlWebhookStore implements WebhookStore {
     );
   }
 
+  // A pending delivery is still being tried (three days at most): it goes at a later run.
+  pruneDeliveries(before: Date): Promise<number> {
+    return withDatabaseErrors(async () => {
+      const [{ removed }] = await this.dataSource.query(
+        `WITH gone AS (
+           DELETE FROM webhook_deliveries
+            WHERE status <> 'pending' AND greatest(created_at, requeued_at) < $1
+           RETURNING 1)
+         SELECT count(*)::int AS removed FROM gone`,
+        [before],
+      );
+      return removed;
+    });
+  }
+
   claimWindows(now: Date, leaseUntil: Date, limit: number, windowLimit: number): Promise<ChangeWindow[]> {
     return withDatabaseErrors(async () => {
       const claimed: {

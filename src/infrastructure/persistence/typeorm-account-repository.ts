@@ -65,6 +65,17 @@ export class TypeOrmAccountRepository implements AccountRepository {
     });
   }
 
+  erase(personId: number): Promise<void> {
+    return withDatabaseErrors(async () => {
+      const { affected } = await this.people.update(
+        { id: personId, username: Not(IsNull()) },
+        { username: null, passwordHash: null, permissions: [], disabled: true, updatedAt: () => 'now()' },
+      );
+      if (affected === 0) throw new NotFound(`account ${personId} not found`);
+      await notifyKeyEvent(this.manager, KEY_EVENT_CHANNELS.accountChanged, personId);
+    });
+  }
+
   // Two tables, counted per account: SQL.
   list(now: Date): Promise<AccountSummary[]> {
     return withDatabaseErrors(async () => {

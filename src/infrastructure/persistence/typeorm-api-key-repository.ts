@@ -1,4 +1,4 @@
-import { type EntityManager, IsNull, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, LessThanOrEqual, MoreThan, Not, type Repository } from 'typeorm';
 import type { ApiKeyRepository, KeyCredential, NewApiKey } from '../../application/ports/api-key-repository';
 import type { ApiKey } from '../../domain/api-key';
 import { NotFound } from '../../domain/errors';
@@ -134,6 +134,12 @@ export class TypeOrmApiKeyRepository implements ApiKeyRepository {
   setPermissions(id: number, permissions: Permission[]): Promise<void> {
     return withDatabaseErrors(async () => {
       await this.keys.update({ id }, { permissions });
+    });
+  }
+
+  forgetNames(accountId: number): Promise<void> {
+    return withDatabaseErrors(async () => {
+      await this.keys.update({ personId: accountId, name: Not(IsNull()) }, { name: null });
     });
   }
 

@@ -52,7 +52,7 @@ const POSITION_STATEMENT = `SELECT (${POSITION}) AS position`;
  * as it is read, so that rows leave as they are made (no sort or hash over the page holds them
  * back): the page is sent on while the rest is rendered. The position is a one-row outer side, the
  * page the lateral inner one, so the rows keep the page's order. An admin's change is read (its
- * seq moves the cursor) but has no text. $1: after, $2: limit, $3: today.
+ * seq moves the cursor) but has no text, except person.removed, which tells that they left. $1: after, $2: limit, $3: today.
  */
 const RENDERED_PAGE = `
   WITH ${renderedClubsSql()}, feed AS MATERIALIZED (
@@ -63,8 +63,8 @@ const RENDERED_PAGE = `
   SELECT feed.directory_id, feed.pruned_through, feed.latest, page.seq, page.json
     FROM feed LEFT JOIN LATERAL (
       SELECT c.seq,
-             (SELECT CASE WHEN p.role = 'admin' THEN NULL ELSE ${changeJsonSql(
-               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
+             (SELECT CASE WHEN p.role = 'admin' AND c.type <> 'person.removed' THEN NULL ELSE ${changeJsonSql(
+               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL OR p.role = 'admin' THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
              )} END
                 FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json
         FROM (SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c

@@ -21,6 +21,7 @@ import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
+import { countErasure } from './erased-values-purge';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
 import { PoolQueries } from './pool-queries';
@@ -104,6 +105,8 @@ export class TypeOrmPersonRepository implements PersonRepository {
   /** Club ids found or made in this transaction; null outside one. */
   private readonly knownClubs: Map<string, number> | null;
 
+  private readonly onErase: (() => void) | undefined;
+
   constructor(
     private readonly manager: EntityManager,
     /** How streams share the database with everyone else; none: they do not wait for each other. */
@@ -114,9 +117,11 @@ export class TypeOrmPersonRepository implements PersonRepository {
      * The manager is one transaction's: a club id found or made stays valid to its end (clubs are
      * never deleted), so each name is looked up once, not once per batch of an import. Outside a
      * transaction a club made by one that then rolled back would be remembered: no memory there.
+     * `onErase`: told when people are erased, so that the unit of work purges after its commit.
      */
-    options: { inTransaction?: boolean } = {},
+    options: { inTransaction?: boolean; onErase?: () => void } = {},
   ) {
+    this.onErase = options.onErase;
     this.people = manager.getRepository(PersonSchema);
     this.reads = new PoolQueries(manager, preparedLookups);
     this.knownClubs = options.inTransaction === true ? new Map() : null;
@@ -365,6 +370,10 @@ export class TypeOrmPersonRepository implements PersonRepository {
         'UPDATE memberships SET start_announced = true, end_announced = true WHERE person_id = ANY($1::int[])',
         [ids],
       );
+      // Counted with the erasure, so that the purge that rewrites what held their values is
+      // caught up by the retention job if the one after the commit does not finish.
+      await countErasure(this.manager);
+      this.onErase?.();
     });
   }
 

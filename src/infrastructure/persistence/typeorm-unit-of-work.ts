@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
+import { purgeErasedValues } from './erased-values-purge';
 import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
@@ -23,17 +24,29 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     this.updates = new PersonUpdateWriter(dataSource.manager, options.serialiseChanges !== false);
   }
 
-  /** Errors thrown by `work` come out unchanged; failures to begin or commit are translated. */
-  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return withDatabaseErrors(() =>
+  /**
+   * Errors thrown by `work` come out unchanged; failures to begin or commit are translated. A unit
+   * that erased people returns once what held their values has been rewritten (SPEC §8): that
+   * cannot run inside a transaction, so it follows the commit (see erased-values-purge.ts).
+   */
+  async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    let erased = false;
+    const result = await withDatabaseErrors(() =>
       this.dataSource.transaction(async (manager) => {
-        const tx = createRepositories(manager, { changesAtCommit: true });
-        const result = await work(tx);
+        const tx = createRepositories(manager, {
+          changesAtCommit: true,
+          onErase: () => {
+            erased = true;
+          },
+        });
+        const value = await work(tx);
         // The last statement before COMMIT: the change log's lock is held as briefly as possible.
         await tx.changes.flush({ serialise: this.options.serialiseChanges });
-        return result;
+        return value;
       }),
     );
+    if (erased) await withDatabaseErrors(() => purgeErasedValues(this.dataSource));
+    return result;
   }
 
   /** In one statement on its own, with the updates that come meanwhile (see person-update-sql.ts). */

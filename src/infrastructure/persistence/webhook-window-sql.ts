@@ -25,11 +25,11 @@ export const CLAIM_WINDOWS_SQL = `
 
 /**
  * The changes after each cursor (`$1`, distinct), at most `$2` each, with whether each is about
- * an admin. The change log draws seq at commit under a lock, so no change is committed later
+ * an admin and so sent to nobody (all but person.removed, which says a member became one). The change log draws seq at commit under a lock, so no change is committed later
  * below a cursor: reading after it never skips one.
  */
 export const READ_WINDOWS_SQL = `
-  SELECT k.after, c.seq, c.at, c.type, c.person_id, coalesce(p.role = 'admin', false) AS admin
+  SELECT k.after, c.seq, c.at, c.type, c.person_id, coalesce(p.role = 'admin' AND c.type <> 'person.removed', false) AS admin
   FROM unnest($1::bigint[]) AS k(after)
   CROSS JOIN LATERAL (
     SELECT seq, at, type, person_id FROM changes WHERE seq > k.after ORDER BY seq LIMIT $2

@@ -96,6 +96,23 @@ import {
         last.name,
       ]);
 
+      // A tool older than the database (a newer service migrated it) stops before touching it too,
+      // while `migrate --status` shows why.
+      const newer = 'SomethingNewer1799999999999';
+      await sql(dataDir, 'INSERT INTO migrations (timestamp, name) VALUES ($1, $2)', [1799999999999, newer]);
+      for (const argv of [['accounts', 'list'], ['migrate']]) {
+        const refused = await runTool(argv, { dataDir });
+        expect(refused).toMatchObject({ code: 1, stdout: '' });
+        expect(refused.stderr.split('\n')[1]).toBe(
+          `error: the database's schema is newer than this code: it holds migration ${newer}, which ` +
+            'this version does not know; upgrade the code (git pull, npm ci, npm run build) and start that',
+        );
+      }
+      const status = await runTool(['migrate', '--status'], { dataDir });
+      expect(status.code).toBe(0);
+      expect(status.stdout).toMatch(new RegExp(`\\nunknown +${newer}\\n`));
+      await sql(dataDir, 'DELETE FROM migrations WHERE name = $1', [newer]);
+
       // With every connection taken (psql sessions, say), a command waits for one to close.
       const sessions = await Promise.all(
         Array.from({ length: 8 }, async () => {

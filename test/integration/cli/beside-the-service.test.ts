@@ -133,10 +133,8 @@ async function keyHolder(service: ServedProcess, dataDir: string, username: stri
     expect((await runTool(['people', 'erase', String(third.id), '--yes'], { dataDir })).code).toBe(0);
     expect((await get(service, '/keys', memberKey)).status).toBe(401);
     const data = await runTool(['people', 'export-data', String(third.id)], { dataDir });
-    expect(JSON.parse(data.stdout)).toMatchObject({
-      person: { erased: true },
-      account: { disabled: true },
-    });
+    // The account is taken away with the person (SPEC §8): no username or hash is left to show.
+    expect(JSON.parse(data.stdout)).toMatchObject({ person: { erased: true }, account: null });
   }, 120_000);
 
   it('loses no write when HTTP and the tool write at once, and keeps nothing of what the tool rolls back', async () => {

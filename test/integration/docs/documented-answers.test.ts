@@ -197,13 +197,14 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
     // a usable example fails here. (The /docs browser test tries one operation of each kind of
     // input in the page itself.)
     it('succeeds, and one that names credentials refuses a request without them with 401', async () => {
-      const account = await t.createAccount({ permissions: ['read', 'write'] });
+      const account = await t.createAccount({ permissions: ['read', 'write', 'manage'] });
       const key = await t.issueToken(account.username, account.password);
       await t.issueToken(account.username, account.password, { name: 'other' });
       const keys = await bearer(request(t.app).get('/keys'), key);
       // The documented ids are examples; these name a person and a key that exist.
       const ids: Record<string, number> = {
         '/people/{id}': await addMember(),
+        '/people/{id}/data': await addMember(),
         '/keys/{id}': keys.body.find((listed: { name: string | null }) => listed.name === 'other').id,
       };
       const operations = documentedOperations(document);

@@ -63,6 +63,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'MemberNumbersAndErasure1767657600000',
         'WebhookSubscriptionCursors1767744000000',
         'RemovedAndEndingChanges1767830400000',
+        'ErasedAccounts1767916800000',
         'RenewalNotices1768003200000',
       ]);
       expect(await migrate(database)).toEqual([]);
@@ -103,6 +104,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'MemberNumbersAndErasure1767657600000',
           'WebhookSubscriptionCursors1767744000000',
           'RemovedAndEndingChanges1767830400000',
+          'ErasedAccounts1767916800000',
           'RenewalNotices1768003200000',
         ]);
       } finally {

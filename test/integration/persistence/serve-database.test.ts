@@ -1,15 +1,31 @@
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino from 'pino';
 import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
-import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
+import {
+  connectToDatabaseServer,
+  type Database,
+  openDatabase,
+} from '../../../src/infrastructure/persistence/database';
 import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
 import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
 import { testDatabases } from '../../support/databases';
-import { migratedDataDir } from '../../support/run-artifacts';
+import { copyMigratedDataDir, migratedDataDir } from '../../support/run-artifacts';
 
 const IDLE_MS = 600;
 const MAX_CONNECTIONS = 3;
@@ -255,5 +271,79 @@ const embedded = testDatabases.some((target) => target.name === 'pglite');
       await other.close();
       rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  describe('where the socket is: never at a name another local user could take first', () => {
+    /** Serves a migrated database in `dataDir`; answers where, then stops and removes it all. */
+    async function servedAt(
+      dataDir: string,
+      check: (server: DatabaseServer) => Promise<void>,
+    ): Promise<void> {
+      await copyMigratedDataDir(dataDir);
+      const other = await openDatabase({ databaseUrl: null, dataDir });
+      try {
+        const otherServer = await serveDatabase(other, { logger: pino({ level: 'silent' }) });
+        try {
+          await check(otherServer);
+        } finally {
+          await otherServer.close();
+        }
+        expect(existsSync(otherServer.socketPath)).toBe(false);
+        if (dirname(otherServer.socketPath) !== dataDir)
+          expect(existsSync(dirname(otherServer.socketPath))).toBe(false);
+      } finally {
+        await other.close();
+      }
+    }
+
+    /** The socket is in a directory of its own: new, random, 0700, ours; the lock file says where. */
+    async function expectPrivateDirectory(dataDir: string, server: DatabaseServer): Promise<void> {
+      const directory = dirname(server.socketPath);
+      expect(basename(server.socketPath)).toBe(SOCKET_NAME);
+      expect(directory).not.toBe(dataDir);
+      expect(basename(directory)).toMatch(/^membership-directory-[A-Za-z0-9]{6}$/);
+      const stat = lstatSync(directory);
+      expect(stat.isDirectory()).toBe(true);
+      expect(stat.mode & 0o777).toBe(0o700);
+      expect(stat.uid).toBe(process.getuid?.());
+      expect(JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')).socket).toBe(server.socketPath);
+      // The command-line tool finds it through the lock file, and answers come back.
+      const tool = await connectToDatabaseServer(server.socketPath, process.pid);
+      try {
+        expect(await tool.dataSource.query('SELECT count(*)::int AS n FROM api_keys')).toEqual([{ n: 0 }]);
+      } finally {
+        await tool.close();
+      }
+    }
+
+    it('a DATA_DIR too long for a socket: in a new private directory, however many files were planted at the old name', async () => {
+      const parent = mkdtempSync(join(tmpdir(), 'serve-long-'));
+      const dataDir = join(parent, 'a-data-directory-whose-path-is-too-long-for-a-unix-socket-'.repeat(2));
+      mkdirSync(dataDir, { mode: 0o700 });
+      // The name the socket once had, derived from the directory: planted first, as another
+      // local user could (a file, and a directory of the same prefix).
+      const digest = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
+      const oldName = join(tmpdir(), `membership-directory-${digest}.sock`);
+      writeFileSync(oldName, 'planted');
+      try {
+        await servedAt(dataDir, (server) => expectPrivateDirectory(dataDir, server));
+        expect(readFileSync(oldName, 'utf8')).toBe('planted');
+      } finally {
+        rmSync(oldName, { force: true });
+        rmSync(parent, { recursive: true, force: true });
+      }
+    });
+
+    it('something other than a socket at DATA_DIR/.s.PGSQL.5432: left alone, and the socket in a private directory', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'serve-planted-'));
+      // Left there while DATA_DIR was still open to others, before the service made it private.
+      writeFileSync(join(dataDir, SOCKET_NAME), 'planted');
+      try {
+        await servedAt(dataDir, (server) => expectPrivateDirectory(dataDir, server));
+        expect(readFileSync(join(dataDir, SOCKET_NAME), 'utf8')).toBe('planted');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
   });
 });

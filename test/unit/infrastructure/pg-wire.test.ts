@@ -1,7 +1,10 @@
 import {
   BackendTracker,
+  errorIn,
   FrontendMessages,
+  mayChangeSession,
   ProtocolViolation,
+  simpleQuery,
 } from '../../../src/infrastructure/persistence/pg-wire';
 
 function typed(type: string, body: Buffer | string): Buffer {
@@ -95,5 +98,40 @@ describe("following PGlite's answer to the end of a statement", () => {
       idleSeen: false,
       status: null,
     });
+  });
+});
+
+describe("the gate's own statements", () => {
+  it('are simple Query messages of the statement, NUL-terminated', () => {
+    expect(simpleQuery('RESET ALL')).toEqual(typed('Q', 'RESET ALL\0'));
+  });
+
+  it("find the message of an answer's ErrorResponse, after other messages, and nothing in a clean answer", () => {
+    const error = typed('E', 'SERROR\0VERROR\0C42704\0Munrecognized configuration parameter "x"\0\0');
+    const complete = typed('C', 'SELECT 1\0');
+    expect(errorIn(Buffer.concat([complete, error, readyForQuery('I')]))).toBe(
+      'unrecognized configuration parameter "x"',
+    );
+    expect(errorIn(Buffer.concat([complete, readyForQuery('I')]))).toBeNull();
+  });
+});
+
+describe('which messages may change the session beyond their transaction', () => {
+  it.each([
+    ["SET search_path = ''"],
+    ['set role someone'],
+    ['RESET ALL'],
+    ["SELECT pg_catalog.set_config('TimeZone', 'UTC', false)"],
+    ['SET SESSION AUTHORIZATION someone'],
+    ['DISCARD ALL'],
+  ])('a Query or a Parse saying %s', (sql) => {
+    expect(mayChangeSession(typed('Q', `${sql}\0`))).toBe(true);
+    expect(mayChangeSession(typed('P', `\0${sql}\0\0\0`))).toBe(true);
+  });
+
+  it('not a plain statement, nor a Bind whose values say SET; always a fast-path function call', () => {
+    expect(mayChangeSession(typed('Q', 'SELECT 1\0'))).toBe(false);
+    expect(mayChangeSession(typed('B', '\0\0\0\0\0\x01\0\0\0\x03SET\0\0'))).toBe(false);
+    expect(mayChangeSession(typed('F', '\0\0\0\x01'))).toBe(true);
   });
 });

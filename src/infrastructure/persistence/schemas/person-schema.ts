@@ -55,6 +55,10 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     { name: 'people_planner_id_check', expression: "planner_id <> ''" },
     { name: 'people_member_number_check', expression: "member_number <> ''" },
     { name: 'people_credentials_check', expression: '(username IS NULL) = (password_hash IS NULL)' },
+    {
+      name: 'people_erased_credentials_check',
+      expression: "erased_at IS NULL OR (username IS NULL AND permissions = '{}')",
+    },
   ],
   indices: [
     // Trigram (gin_trgm_ops) indexes are beyond what TypeORM describes: the migration owns them.

@@ -1,0 +1,136 @@
+import { EraseLeftMembers, ErasePerson } from '../../../../src/application/people/erase-people';
+import { ExportPersonData } from '../../../../src/application/people/export-person-data';
+import { InvalidInput, NotFound } from '../../../../src/domain/errors';
+import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
+import { accountsFixture } from '../../accounts/accounts-fixture';
+import { addAccount, addPerson, principalOf } from '../../support/directory-fixtures';
+import { FakeClock } from '../../support/fake-clock';
+
+const PASSWORD = 'long enough';
+
+/** SPEC §7 and §8, the rules below the command line and the API. */
+describe('data protection use cases', () => {
+  it('retention refuses a date after today, dry run or not, and allows today', async () => {
+    const clock = new FakeClock('2025-03-15T23:30:00Z');
+    const directory = new InMemoryDirectory(clock);
+    await addPerson(directory, {
+      memberships: [{ club: 'C', kind: null, startDate: '2020-01-01', endDate: '2025-03-15' }],
+    });
+    const retention = new EraseLeftMembers(directory.unitOfWork, clock);
+
+    for (const dryRun of [true, false]) {
+      await expect(retention.execute({ endedBefore: '2025-03-16', dryRun })).rejects.toThrow(
+        new InvalidInput(
+          '2025-03-16 is after today (2025-03-15): only people who left before a date that has come can be erased',
+        ),
+      );
+    }
+    await expect(retention.execute({ endedBefore: '2025-3-1', dryRun: true })).rejects.toBeInstanceOf(
+      InvalidInput,
+    );
+    expect(await retention.execute({ endedBefore: '2025-03-15', dryRun: false })).toEqual([]);
+  });
+
+  it('an erasure through the API is audited with the key, and hides admins and erased people as 404', async () => {
+    const clock = new FakeClock();
+    const directory = new InMemoryDirectory(clock);
+    const erase = new ErasePerson(directory.unitOfWork, clock);
+    const manager = await addAccount(directory, { permissions: ['manage'] });
+    const member = await addPerson(directory);
+    const admin = await addAccount(directory, { role: 'admin' });
+    const principal = principalOf(manager.personId, ['manage'], 7);
+
+    expect(await erase.execute({ id: member.id, confirmAccount: true, principal })).toEqual({
+      erased: true,
+      username: null,
+    });
+
+    const entries = await directory.audit.list({ personId: member.id });
+    expect(entries.find((e) => e.action === 'person.erase')).toMatchObject({
+      actorAccountId: manager.personId,
+      actorKeyId: 7,
+    });
+    const { changes } = await directory.feed.page(0, 100);
+    expect(changes.at(-1)).toMatchObject({ type: 'person.erased', personId: member.id, byKeyId: 7 });
+    for (const id of [member.id, admin.personId]) {
+      await expect(erase.execute({ id, confirmAccount: true, principal })).rejects.toBeInstanceOf(NotFound);
+    }
+  });
+
+  it('an erased account keeps no credentials, and cannot be enabled or given new ones', async () => {
+    const { directory, clock, createAccount, enable } = accountsFixture();
+    const holder = await addAccount(directory, { role: 'member', username: 'holder' });
+
+    await new ErasePerson(directory.unitOfWork, clock).execute({ id: holder.personId, confirmAccount: true });
+
+    expect(await directory.accounts.findByPersonId(holder.personId)).toBeNull();
+    await expect(enable.execute({ username: 'holder' })).rejects.toBeInstanceOf(NotFound);
+    await expect(
+      createAccount.execute({
+        username: 'again',
+        password: PASSWORD,
+        permissions: [],
+        personId: holder.personId,
+      }),
+    ).rejects.toThrow(`person ${holder.personId} was erased; an erased person cannot hold an account`);
+  });
+
+  it('a member made an admin is person.removed in the feed; an admin made an admin again is nothing', async () => {
+    const { directory, createAccount } = accountsFixture();
+    const member = await addPerson(directory);
+    const admin = await addPerson(directory, { role: 'admin' });
+
+    await createAccount.execute({
+      username: 'op',
+      password: PASSWORD,
+      permissions: [],
+      personId: member.id,
+      admin: true,
+    });
+    await createAccount.execute({
+      username: 'op2',
+      password: PASSWORD,
+      permissions: [],
+      personId: admin.id,
+      admin: true,
+    });
+
+    const { changes } = await directory.feed.page(0, 100);
+    expect(changes.map((c) => [c.type, c.personId, c.person])).toEqual([
+      ['person.removed', member.id, expect.objectContaining({ role: 'admin' })],
+    ]);
+  });
+
+  it('the subject-access export clears the values of entries the subject made about others', async () => {
+    const clock = new FakeClock();
+    const directory = new InMemoryDirectory(clock);
+    const subject = await addAccount(directory, { role: 'member' });
+    const other = await addPerson(directory);
+    const entry = (subjectType: string, subjectId: number) => ({
+      actorAccountId: subject.personId,
+      actorKeyId: 1,
+      action: 'person.update',
+      subjectType,
+      subjectId,
+      field: 'first_name',
+      oldValue: 'Old',
+      newValue: 'New',
+    });
+    await directory.audit.record([entry('person', other.id), entry('person', subject.personId)]);
+
+    const data = await new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId });
+
+    const values = data.audit
+      .filter((e) => e.action === 'person.update')
+      .map((e) => [e.subjectId, e.oldValue, e.newValue]);
+    expect(values).toEqual(
+      expect.arrayContaining([
+        [other.id, null, null],
+        [subject.personId, 'Old', 'New'],
+      ]),
+    );
+    await expect(
+      new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId, visibleOnly: true }),
+    ).resolves.toBeDefined();
+  });
+});
