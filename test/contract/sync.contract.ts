@@ -90,6 +90,7 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
         {
           id,
           fields: { firstName: 'Grace', chatId: null, memberNumber: `${tag}-n` },
+          changeContacts: [],
           removeContacts: [phone?.id as number],
           addContacts: [{ kind: 'address', value: '1 Road\nTown', label: 'home' }],
           removeMemberships: [],
@@ -130,6 +131,7 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
       const swap = (id: number, chatId: string) => ({
         id,
         fields: { chatId },
+        changeContacts: [],
         removeContacts: [],
         addContacts: [],
         removeMemberships: [],

@@ -12,4 +12,5 @@ export const TYPES = {
   LoginThrottle: Symbol.for('LoginThrottle'),
   WebhookStore: Symbol.for('WebhookStore'),
   WebhookSender: Symbol.for('WebhookSender'),
+  Spools: Symbol.for('Spools'),
 } as const;

@@ -5,11 +5,12 @@ import {
   type PlannedChange,
 } from '../../application/people/import-people';
 import { InvalidInput } from '../../domain/errors';
+import { peopleFrom } from '../person-file/people-from';
+import { fileSource, UnreadableInput } from '../person-file/read-json-array';
 import { refreshStatistics } from '../../infrastructure/persistence/database';
 import { CliFailure } from '../cli-errors';
 import type { CliOutput } from '../cli-io';
 import type { Command } from '../command';
-import { personFile } from '../person-file/person-file';
 import { createProgress } from '../progress';
 import { printLine, writeText } from '../write-text';
 
@@ -63,7 +64,7 @@ export const importCommand: Command = {
     let result: ImportPeopleOutput;
     try {
       result = await container.get(ImportPeople).execute({
-        records: personFile(file),
+        records: await peopleFrom(fileSource(file), { extension: extensionOf(file) }),
         dryRun,
         removeMissing: values['remove-missing'] === true,
         onChange: (change) => report(io.stdout, change, dryRun),
@@ -76,6 +77,7 @@ export const importCommand: Command = {
         },
       });
     } catch (error) {
+      if (error instanceof UnreadableInput) throw new CliFailure(error.message);
       if (error instanceof InvalidInput) {
         const count = error.messages.length;
         const what = count === 1 ? '1 problem' : `${count} problems`;
@@ -85,9 +87,15 @@ export const importCommand: Command = {
     } finally {
       progress?.stop();
     }
-    const { added, updated, unchanged, erased, kept } = result;
+    const { added, updated, unchanged, erased, kept, possibleDuplicates } = result;
     const elapsed = () => (Number(process.hrtime.bigint() - started) / 1e9).toFixed(1);
-    const keptNote = kept > 0 ? `; ${kept} not named but kept, as they hold an account` : '';
+    const keptNote =
+      (kept > 0 ? `; ${kept} not named but kept, as they hold an account` : '') +
+      (possibleDuplicates === 1
+        ? '; 1 possible duplicate (listed above)'
+        : possibleDuplicates > 1
+          ? `; ${possibleDuplicates} possible duplicates (listed above)`
+          : '');
     if (dryRun) {
       printLine(
         io.stdout,
@@ -120,7 +128,16 @@ function describeChange({ field, old, new: value }: FieldChange): string {
   return `${field}: ${describe(old)} -> ${describe(value)}`;
 }
 
-/** A dry run shows every change; a real import only the members it kept for their account. */
+/** The file's extension, lower case, without its dot ("" for none). */
+function extensionOf(file: string): string {
+  const match = /\.([^./\\]+)$/.exec(file);
+  return match === null ? '' : match[1].toLowerCase();
+}
+
+/**
+ * A dry run shows every change; a real import only the members it kept for their account and the
+ * possible duplicates it added.
+ */
 async function report(out: CliOutput, change: PlannedChange, dryRun: boolean): Promise<void> {
   if (change.kind === 'keep') {
     const { id, firstName, lastName } = change.person;
@@ -130,12 +147,19 @@ async function report(out: CliOutput, change: PlannedChange, dryRun: boolean): P
     );
     return;
   }
+  if (change.kind === 'duplicate') {
+    await writeText(
+      out,
+      `${change.where}: possible duplicate of person ${change.personId} (${change.firstName} ${change.lastName}): ${change.reason}\n`,
+    );
+    return;
+  }
   if (!dryRun) return;
   if (change.kind === 'add') {
-    await writeText(out, `record ${change.index}: add ${change.firstName} ${change.lastName}\n`);
+    await writeText(out, `${change.where}: add ${change.firstName} ${change.lastName}\n`);
   } else if (change.kind === 'update') {
     const lines = change.changes.map(
-      (c) => `record ${change.index}, person ${change.personId}: ${describeChange(c)}\n`,
+      (c) => `${change.where}, person ${change.personId}: ${describeChange(c)}\n`,
     );
     await writeText(out, lines.join(''));
   } else {
