@@ -23,7 +23,7 @@ export async function* fromArray(values: unknown[]): AsyncIterable<IncomingRecor
 export function importFixture() {
   const directory = new InMemoryDirectory();
   const importer = new ImportPeople(directory.unitOfWork, new FakeClock(), new InMemorySpools());
-  const exportPeople = new ExportPeople(directory.unitOfWork);
+  const exportPeople = new ExportPeople(directory.unitOfWork, new FakeClock());
   return {
     directory,
     importPeople: {
