@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { isCurrent } from '../../domain/membership';
 import { isVisible, type Person } from '../../domain/person';
+import type { Principal } from '../principal';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
@@ -13,6 +14,8 @@ export interface ExportPeopleInput {
   write: (person: Person, today: string) => Promise<void> | void;
   /** Only the people with a current membership today (a mail merge's list). */
   current?: boolean;
+  /** Who exports over HTTP, audited with the key, and what (e.g. "csv"). Absent for the command line. */
+  by?: { principal: Principal; format: string };
 }
 
 export interface ExportPeopleOutput {
@@ -31,9 +34,24 @@ export class ExportPeople {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ write, current = false }: ExportPeopleInput): Promise<ExportPeopleOutput> {
+  async execute({ write, current = false, by }: ExportPeopleInput): Promise<ExportPeopleOutput> {
     const today = this.clock.today();
     return this.unitOfWork.run(async (tx) => {
+      if (by !== undefined) {
+        // Every member's contacts leave the directory: the log says which key took them, and how.
+        await tx.audit.record([
+          {
+            actorAccountId: by.principal.accountId,
+            actorKeyId: by.principal.keyId,
+            action: 'people.export',
+            subjectType: 'api_key',
+            subjectId: by.principal.keyId,
+            field: 'format',
+            oldValue: null,
+            newValue: current ? `${by.format} current` : by.format,
+          },
+        ]);
+      }
       let people = 0;
       for await (const person of tx.people.streamAll()) {
         if (!isVisible(person)) continue;

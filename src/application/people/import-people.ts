@@ -36,7 +36,16 @@ export type LookalikeReason = 'same email' | 'same names';
 /** What the import does, or in a dry run would do, to one person. */
 export type PlannedChange =
   | { kind: 'add'; index: number; where: string; firstName: string; lastName: string }
-  | { kind: 'update'; index: number; where: string; personId: number; changes: FieldChange[] }
+  | {
+      kind: 'update';
+      index: number;
+      where: string;
+      personId: number;
+      /** The person's names once updated. */
+      firstName: string;
+      lastName: string;
+      changes: FieldChange[];
+    }
   | { kind: 'erase'; person: PersonIdentity }
   /** A member no record names who holds an account: listed, never erased by an import. */
   | { kind: 'keep'; person: PersonIdentity }
@@ -568,6 +577,8 @@ async function apply(
         index: record.index,
         where: record.where,
         personId: id,
+        firstName: record.person.firstName ?? (person as Person).firstName,
+        lastName: record.person.lastName ?? (person as Person).lastName,
         changes: diff.changes,
       });
     }

@@ -1,5 +1,6 @@
 import { HEADERS } from './headers';
 import { changesPaths } from './changes-paths';
+import { importsPaths } from './imports-paths';
 import { keysPaths } from './keys-paths';
 import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     ...changesPaths(),
     ...keysPaths(),
     ...servicePaths(),
+    ...importsPaths(),
   };
   return {
     openapi: '3.1.0',
@@ -53,6 +55,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Changes', description: 'Follow changes of people, to keep a copy of the directory.' },
       { name: 'Keys', description: 'Issue, list and revoke API keys.' },
       { name: 'Service', description: 'Probes, metrics and this documentation.' },
+      {
+        name: 'Secretary',
+        description: "The membership secretary's work: import and export (permission manage).",
+      },
     ],
     paths,
     components: {

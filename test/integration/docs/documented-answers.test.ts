@@ -197,7 +197,7 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
     // a usable example fails here. (The /docs browser test tries one operation of each kind of
     // input in the page itself.)
     it('succeeds, and one that names credentials refuses a request without them with 401', async () => {
-      const account = await t.createAccount({ permissions: ['read', 'write'] });
+      const account = await t.createAccount({ permissions: ['read', 'write', 'manage'] });
       const key = await t.issueToken(account.username, account.password);
       await t.issueToken(account.username, account.password, { name: 'other' });
       const keys = await bearer(request(t.app).get('/keys'), key);
