@@ -15,7 +15,7 @@ update one person, and manage the API keys (bearer tokens) that call it.
 - Get a key with \`POST /keys\` (Basic authentication: username and password), then send
   \`Authorization: Bearer <token>\` on every other call.
 - Every error, on every route, is \`{"errors": ["message", ...]}\`.
-- Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies), at most 16 KiB (413).
+- Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies; POST /imports also CSV), at most 16 KiB (413), and 10 MiB on POST /imports.
 - An unknown route answers 404; a known route with another method answers 405 with \`Allow\`.
 - Each key may make a limited number of requests a minute (setting RATE_LIMIT_PER_MINUTE, default
   1200); every answer to a bearer-authenticated request carries \`RateLimit\` and
