@@ -166,6 +166,11 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
       'row 2, column start_date: must be a calendar date written YYYY-MM-DD',
       'row 3, column last_name: must not be empty',
     ]);
+    const admin = await post().send([{ first_name: 'A', last_name: 'B', role: 'admin' }]);
+    expect(admin.status).toBe(400);
+    expect(admin.body.errors).toEqual([
+      'record 0: role admin is not taken over HTTP; admins are made with the command line',
+    ]);
     const json = await post().set('Content-Type', 'application/json').send('{"first_name": "A"}');
     expect(json.status).toBe(400);
     expect(json.body.errors).toEqual(['the file must hold a JSON array of people']);
