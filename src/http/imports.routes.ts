@@ -156,6 +156,7 @@ export function importsRouter(container: Container): express.Router {
       const summary = await importPeople.execute({
         records: membersOnly(await peopleFrom(bufferSource('the request body', body), { format })),
         principal: principalOf(res),
+        membersOnly: true,
         dryRun,
         removeMissing,
         onChange: (change) => {

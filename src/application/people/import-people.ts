@@ -76,6 +76,11 @@ export interface ImportPeopleInput {
   dryRun?: boolean;
   /** Erase the members no record names (not those holding an account: they are listed). */
   removeMissing?: boolean;
+  /**
+   * Admins and erased people are nobody, as the API shows them (HTTP): a record naming one is
+   * told that its id names no person, and a number an admin holds is not told whose it is.
+   */
+  membersOnly?: boolean;
   /** Each planned change as it is found; awaited, so that a slow reader holds back the import. */
   onChange?: (change: PlannedChange) => Promise<void> | void;
   /** Called after each batch, for a progress bar: records done, and all of them. */
@@ -259,6 +264,15 @@ async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Che
       }
       namedBy.set(target.id, where);
       plan.targets.set(index, target.id);
+      if (input.membersOnly && (target.role === 'admin' || target.erased)) {
+        problem(
+          index,
+          person.id !== null
+            ? `${where}: id ${person.id} names no person in the directory`
+            : `${where}: member_number ${JSON.stringify(person.memberNumber)} is already used by someone who is not a member`,
+        );
+        continue;
+      }
       if (target.role === 'admin' || target.erased) {
         plan.frozen.add(target.id);
         frozenRecords.push(record);
@@ -468,7 +482,9 @@ async function checkTaken(
         if (file.plan.targets.get(record.index) !== holder.id) {
           problem(
             record.index,
-            `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by person ${holder.id}, ${whose(holder)}`,
+            input.membersOnly && !isVisible(holder)
+              ? `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by someone who is not a member`
+              : `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by person ${holder.id}, ${whose(holder)}`,
           );
         }
       }

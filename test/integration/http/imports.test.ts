@@ -155,6 +155,8 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
   });
 
   it('refuses a bad file with 400, each message naming its row and column, writing nothing', async () => {
+    const holder = await t.createAccount({ role: 'admin' });
+    await post('?dry_run=true').send([]);
     const before = await snapshot(t.database);
     const res = await post()
       .set('Content-Type', 'text/csv')
@@ -171,6 +173,9 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
     expect(admin.body.errors).toEqual([
       'record 0: role admin is not taken over HTTP; admins are made with the command line',
     ]);
+    // Admins are nobody here, as everywhere in the API.
+    const named = await post().send([{ id: holder.personId }]);
+    expect(named.body.errors).toEqual([`record 0: id ${holder.personId} names no person in the directory`]);
     const json = await post().set('Content-Type', 'application/json').send('{"first_name": "A"}');
     expect(json.status).toBe(400);
     expect(json.body.errors).toEqual(['the file must hold a JSON array of people']);
