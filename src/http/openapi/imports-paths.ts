@@ -180,7 +180,7 @@ const importPeople = operation({
     'a JSON array of people (the format GET /export writes) or a CSV spreadsheet (columns by header name: ' +
     `${CSV_COLUMNS.join(', ')}; one row per membership; \`,\` or \`;\`; UTF-8 with or without a byte order mark). ` +
     'A field or column left out is kept. With dry_run=true nothing is written and the answer lists every change. ' +
-    'A bad file: 400, each message naming its record (or row) and field (or column). Up to 10 MiB. Permission: manage.',
+    'A bad file: 400, each message naming its record (or row) and field (or column); role admin is refused, and an admin is nobody here. Up to 10 MiB. Permission: manage.',
   tags: ['Secretary'],
   parameters: [
     flag('dry_run', 'true: check and list every change, write nothing.'),
