@@ -156,6 +156,22 @@ describe.each(testDatabases)('CSV import and export on $name', (target) => {
     ]);
   });
 
+  it('tells CSV from JSON by the content when the file name does not say', async () => {
+    const [a, b] = [uniqueName('S'), uniqueName('S')];
+    const csv = await cli(t.database, [
+      'import',
+      tempFile(`\ufeffmember_number;first_name;last_name\n${a};Sniffed;Csv\n`, 'roster.txt'),
+    ]);
+    expect(csv.stdout).toMatch(/: 1 added/);
+    const json = await cli(t.database, [
+      'import',
+      tempFile(` [{"member_number": "${b}", "first_name": "Sniffed", "last_name": "Json"}]`, 'roster'),
+    ]);
+    expect(json.stdout).toMatch(/: 1 added/);
+    expect((await byNumber(a)).last_name).toBe('Csv');
+    expect((await byNumber(b)).last_name).toBe('Json');
+  });
+
   it('merges the rows of one person wherever they are in the sheet', async () => {
     const [a, b] = [uniqueName('M'), uniqueName('M')];
     const result = await importCsv(
