@@ -520,7 +520,7 @@ async function apply(
       await input.onChange?.({ kind: person.hasAccount ? 'keep' : 'erase', person });
     }
     output.erased = erased.length;
-    if (!dryRun) await erasePeople(tx, erased, now);
+    if (!dryRun) await erasePeople(tx, erased, now, actor);
   }
   if (!dryRun) {
     await tx.people.releaseIdentifiers(

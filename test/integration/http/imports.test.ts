@@ -196,6 +196,26 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
     );
   });
 
+  it('erases with remove_missing as the key that imported: the feed and the audit name it', async () => {
+    const everyone = await request(t.app).get('/export').set('Authorization', `Bearer ${manager}`);
+    const gone = uniqueName('Gone');
+    await post().send([{ first_name: 'To', last_name: gone }]);
+    const [{ id }] = await t.database.dataSource.query('SELECT id FROM people WHERE last_name = $1', [gone]);
+    const res = await post('?remove_missing=true').send(everyone.body);
+    expect(res.status).toBe(200);
+    expect(res.body.summary.erased).toBe(1);
+    const erased = await t.database.dataSource.query(
+      "SELECT by_key_id FROM changes WHERE person_id = $1 AND type = 'person.erased'",
+      [id],
+    );
+    expect(erased.map((c: { by_key_id: unknown }) => Number(c.by_key_id))).toEqual([managerKeyId]);
+    const audit = await t.database.dataSource.query(
+      "SELECT actor_key_id FROM audit_entries WHERE subject_id = $1 AND action = 'person.erase'",
+      [id],
+    );
+    expect(audit.map((a: { actor_key_id: unknown }) => Number(a.actor_key_id))).toEqual([managerKeyId]);
+  });
+
   describe('GET /export', () => {
     it('answers the CSV as an attachment, and the current members for a mail merge', async () => {
       const number = uniqueName('X');
