@@ -7,6 +7,7 @@ import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
+import type { Spools } from './application/ports/spool';
 import type { TokenService } from './application/ports/token-service';
 import { TYPES } from './application/ports/tokens';
 import { ChangePassword } from './application/accounts/change-password';
@@ -69,6 +70,7 @@ import { RepeatingJob } from './infrastructure/jobs/repeating-job';
 import { RedisConnection } from './infrastructure/rate-limit/redis-connection';
 import { RedisLoginThrottle } from './infrastructure/security/redis-login-throttle';
 import { TokenCodec } from './infrastructure/security/token-codec';
+import { FileSpools } from './infrastructure/spool/file-spools';
 import { SystemClock } from './infrastructure/system-clock';
 import type { WebhookSender } from './application/ports/webhook-sender';
 import type { WebhookStore } from './application/ports/webhook-store';
@@ -342,6 +344,8 @@ export function createContainer(
 
   // Every use case, each a singleton (the container's default scope). AuthenticateKey must be one:
   // it remembers when each key was last touched.
+  // The records an import checked, kept on disk until it writes them (docs/decisions.md).
+  container.bind<Spools>(TYPES.Spools).toConstantValue(new FileSpools());
   container.bind(SearchPeople).toSelf();
   container.bind(GetPerson).toSelf();
   container.bind(UpdatePerson).toSelf();

@@ -7,6 +7,7 @@ import { baselineLoad } from './baseline-load';
 import { BASELINE_SCHEMA, BenchDatabase } from './bench-database';
 import { type BenchOptions, parseOptions } from './bench-options';
 import { compareAnswers } from './compare-answers';
+import { csvImportBench } from './csv-import';
 import { type GeneratedDirectory, generateDirectory } from './generate-directory';
 import { combineLoads, type LoadFigures } from './load-runner';
 import { Interruption } from './interruption';
@@ -411,6 +412,8 @@ async function pgliteRun(
 async function main() {
   // `npm run bench -- webhooks`: a run of its own (scripts/bench/webhooks.ts).
   if (process.argv[2] === 'webhooks') return webhookBench();
+  // `npm run bench -- csv-import`: the spreadsheet import beside the JSON one (scripts/bench/csv-import.ts).
+  if (process.argv[2] === 'csv-import') return csvImportBench(process.argv.slice(3));
   const options = parseOptions(process.argv.slice(2));
   for (const file of [paths.serviceMain, paths.cliMain, paths.baselineServer]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);

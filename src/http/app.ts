@@ -13,6 +13,7 @@ import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
 import { healthRouter } from './health.routes';
 import { HttpError } from './http-error';
+import { importsRouter } from './imports.routes';
 import { keysIssueRouter } from './keys-issue.routes';
 import { keysRouter } from './keys.routes';
 import { HttpMetrics } from './metrics';
@@ -119,6 +120,7 @@ export function createApp(container: Container): express.Express {
   app.use(deskRouter());
   app.use(changesRouter(container));
   app.use(keysRouter(container));
+  app.use(importsRouter(container));
 
   app.use((req, _res, next) => {
     next(new HttpError(404, `no such endpoint: ${req.method} ${req.path}`));

@@ -6,6 +6,10 @@ import { quoteName } from './validation';
 
 const BODY_LIMIT = 16 * 1024;
 export const TOO_LARGE_MESSAGE = 'the request body is larger than 16 KiB';
+/** POST /imports takes a roster (SPEC §9): up to 10 MiB, on that route only. */
+export const IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
+export const IMPORT_TOO_LARGE_MESSAGE = 'the request body is larger than 10 MiB';
+export const IMPORT_PATH = '/imports';
 
 // Keys that could reach Object.prototype through a later spread or assignment.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -142,6 +146,9 @@ export function acceptBody(...types: BodyType[]): RequestHandler {
  */
 export const refuseOversizedBody: RequestHandler = (req, _res, next) => {
   const length = Number(req.headers['content-length'] ?? 0);
-  if (length > BODY_LIMIT) return next(new HttpError(413, TOO_LARGE_MESSAGE));
-  next();
+  if (length <= BODY_LIMIT) return next();
+  if (req.method === 'POST' && req.path === IMPORT_PATH) {
+    return length > IMPORT_BODY_LIMIT ? next(new HttpError(413, IMPORT_TOO_LARGE_MESSAGE)) : next();
+  }
+  next(new HttpError(413, TOO_LARGE_MESSAGE));
 };

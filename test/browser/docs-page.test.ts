@@ -140,7 +140,7 @@ if (!hasChromium) {
         memberships: [{ club: uniqueName('Club'), kind: 'full', startDate: '2024-01-01', endDate: null }],
       }),
     ]);
-    const account = await t.createAccount({ permissions: ['read', 'write'] });
+    const account = await t.createAccount({ permissions: ['read', 'write', 'manage'] });
     const token = await t.issueToken(account.username, account.password);
 
     const { page, problems } = opened;
@@ -187,6 +187,15 @@ if (!hasChromium) {
     });
     expectShown(form, '200');
     expect(json(form)).toMatchObject({ id: personId, first_name: 'Caroline', chat_id: 'U0CH1' });
+
+    // A spreadsheet typed in as the request body (text/csv), checked without writing.
+    const imported = await run('Secretary', 'importPeople', {
+      parameters: { query: { dry_run: 'true' } },
+      contentType: 'text/csv',
+      body: `member_number,first_name,last_name\n${uniqueName('N')},Docs,Page\n`,
+    });
+    expectShown(imported, '200');
+    expect(json(imported)).toMatchObject({ dry_run: true, summary: { added: 1 } });
 
     const issued = await run('Keys', 'issueKey');
     expectShown(issued, '201');

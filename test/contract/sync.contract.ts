@@ -90,6 +90,7 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
         {
           id,
           fields: { firstName: 'Grace', chatId: null, memberNumber: `${tag}-n` },
+          changeContacts: [],
           removeContacts: [phone?.id as number],
           addContacts: [{ kind: 'address', value: '1 Road\nTown', label: 'home' }],
           removeMemberships: [],
@@ -121,6 +122,84 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
       expect(byName.map((p) => p.id)).toEqual([id]);
     });
 
+    it('finds the members sharing a folded email or both folded names, never admins or erased people', async () => {
+      const tag = uniqueTag().toLowerCase();
+      const email = (local: string) => ({
+        kind: 'email' as const,
+        value: `${local}.${tag}@Example.org`,
+        label: null,
+      });
+      const [byEmail, byNames, admin, gone] = await people().insertMany([
+        newPerson({ firstName: 'Straße', lastName: tag, contacts: [email('a'), email('b')] }),
+        newPerson({ firstName: 'Σίσυφος', lastName: `${tag}x` }),
+        newPerson({ firstName: 'Admin', lastName: `${tag}y`, role: 'admin', contacts: [email('c')] }),
+        newPerson({ firstName: 'Gone', lastName: `${tag}z`, contacts: [email('d')] }),
+      ]);
+      await people().erase([gone]);
+
+      const found = await people().findLookalikes({
+        emails: [`b.${tag}@example.org`, `c.${tag}@example.org`, `d.${tag}@example.org`],
+        names: [
+          { first: 'σίσυφοσ', last: `${tag}x` },
+          { first: 'admin', last: `${tag}y` },
+          { first: 'strasse', last: 'nobody' },
+        ],
+      });
+
+      expect(found).toEqual([
+        {
+          id: byEmail,
+          firstName: 'Straße',
+          lastName: tag,
+          foldedFirstName: 'strasse',
+          foldedLastName: tag,
+          foldedEmails: [`b.${tag}@example.org`],
+        },
+        {
+          id: byNames,
+          firstName: 'Σίσυφος',
+          lastName: `${tag}x`,
+          foldedFirstName: 'σίσυφοσ',
+          foldedLastName: `${tag}x`,
+          foldedEmails: [],
+        },
+      ]);
+      expect(admin).toBeGreaterThan(0);
+    });
+
+    it('changes a contact in place, keeping its id and label, and its email matchable by the new value', async () => {
+      const tag = uniqueTag().toLowerCase();
+      const [id] = await people().insertMany([
+        newPerson({
+          lastName: tag,
+          contacts: [
+            { kind: 'email', value: `old.${tag}@example.org`, label: 'home' },
+            { kind: 'email', value: `other.${tag}@example.org`, label: null },
+          ],
+        }),
+      ]);
+      const [first, second] = (await people().findById(id))?.contacts ?? [];
+
+      await people().replaceMany([
+        {
+          id,
+          fields: {},
+          changeContacts: [{ id: first.id, value: `New.${tag}@example.org` }],
+          removeContacts: [],
+          addContacts: [],
+          removeMemberships: [],
+          addMemberships: [],
+        },
+      ]);
+
+      expect((await people().findById(id))?.contacts).toEqual([
+        { id: first.id, kind: 'email', value: `New.${tag}@example.org`, label: 'home' },
+        second,
+      ]);
+      const found = await people().search({ filter: { email: `NEW.${tag}@EXAMPLE.ORG` }, today: TODAY }, 10);
+      expect(found.map((p) => p.id)).toEqual([id]);
+    });
+
     it('lets two people swap chat_ids once they are released, and refuses a taken one', async () => {
       const tag = uniqueTag();
       const [a, b] = await people().insertMany([
@@ -130,6 +209,7 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
       const swap = (id: number, chatId: string) => ({
         id,
         fields: { chatId },
+        changeContacts: [],
         removeContacts: [],
         addContacts: [],
         removeMemberships: [],

@@ -1,11 +1,21 @@
 import { inject, injectable } from 'inversify';
-import type { Person } from '../../domain/person';
+import { isCurrent } from '../../domain/membership';
+import { isVisible, type Person } from '../../domain/person';
+import type { Principal } from '../principal';
+import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface ExportPeopleInput {
-  /** Receives each person in id order; awaited, so that a slow writer holds back the reading. */
-  write: (person: Person) => Promise<void> | void;
+  /**
+   * Receives each person in id order, with the directory's date that decides which memberships
+   * are current; awaited, so that a slow writer holds back the reading.
+   */
+  write: (person: Person, today: string) => Promise<void> | void;
+  /** Only the people with a current membership today (a mail merge's list). */
+  current?: boolean;
+  /** Who exports over HTTP, audited with the key, and what (e.g. "csv"). Absent for the command line. */
+  by?: { principal: Principal; format: string };
 }
 
 export interface ExportPeopleOutput {
@@ -13,19 +23,40 @@ export interface ExportPeopleOutput {
 }
 
 /**
- * Exports every person, admins included (erased people are no longer anyone to export). People are read in
- * batches and handed on one by one, so that memory does not grow with the directory; one
- * transaction keeps the reading consistent while it runs.
+ * Exports the members: the people results show, never an admin or an erased person (SPEC §8, §9).
+ * People are read in batches and handed on one by one, so that memory does not grow with the
+ * directory; one transaction keeps the reading consistent while it runs.
  */
 @injectable()
 export class ExportPeople {
-  constructor(@inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork) {}
+  constructor(
+    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
 
-  async execute({ write }: ExportPeopleInput): Promise<ExportPeopleOutput> {
+  async execute({ write, current = false, by }: ExportPeopleInput): Promise<ExportPeopleOutput> {
+    const today = this.clock.today();
     return this.unitOfWork.run(async (tx) => {
+      if (by !== undefined) {
+        // Every member's contacts leave the directory: the log says which key took them, and how.
+        await tx.audit.record([
+          {
+            actorAccountId: by.principal.accountId,
+            actorKeyId: by.principal.keyId,
+            action: 'people.export',
+            subjectType: 'api_key',
+            subjectId: by.principal.keyId,
+            field: 'format',
+            oldValue: null,
+            newValue: current ? `${by.format} current` : by.format,
+          },
+        ]);
+      }
       let people = 0;
       for await (const person of tx.people.streamAll()) {
-        await write(person);
+        if (!isVisible(person)) continue;
+        if (current && !person.memberships.some((m) => isCurrent(m, today))) continue;
+        await write(person, today);
         people += 1;
       }
       return { people };

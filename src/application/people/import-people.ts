@@ -2,43 +2,85 @@ import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { InvalidInput } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
+import { foldCase } from '../../domain/text';
+import type { Principal } from '../principal';
 import type { NewChange } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import type { NewPerson, PersonIdentity, PersonReplacement } from '../ports/person-repository';
+import type { Spool, Spools } from '../ports/spool';
 import { TYPES } from '../ports/tokens';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import { erasePeople } from './erase-people';
-import { diffPerson, type FieldChange } from './person-diff';
+import { diffPerson, type FieldChange, type WantedPerson } from './person-diff';
 
-/** A person as a record of the file brings them, checked; `id` or `memberNumber` may name someone. */
-export interface IncomingPerson extends NewPerson {
+/**
+ * A person as a record of the file brings them, checked; `id` or `memberNumber` may name someone.
+ * A field left out (undefined) is kept as it is (SPEC §6).
+ */
+export interface IncomingPerson extends WantedPerson {
   id: number | null;
-  memberNumber: string | null;
 }
 
-/** One record of the file: checked, or the problems found in it. `index` counts from 0. */
+/**
+ * One record of the file: checked, or the problems found in it, each a whole message naming where
+ * it is. `index` orders the records; `where` is how messages name it: "record 3" (a JSON file,
+ * counted from 0) or "row 5" (a spreadsheet's row, the header being row 1).
+ */
 export type IncomingRecord =
-  | { index: number; person: IncomingPerson }
-  | { index: number; problems: string[] };
+  | { index: number; where: string; person: IncomingPerson }
+  | { index: number; where: string; problems: string[] };
+
+/** Why a person an import adds may be someone the directory already has. */
+export type LookalikeReason = 'same email' | 'same names';
 
 /** What the import does, or in a dry run would do, to one person. */
 export type PlannedChange =
-  | { kind: 'add'; index: number; firstName: string; lastName: string }
-  | { kind: 'update'; index: number; personId: number; changes: FieldChange[] }
+  | { kind: 'add'; index: number; where: string; firstName: string; lastName: string }
+  | {
+      kind: 'update';
+      index: number;
+      where: string;
+      personId: number;
+      /** The person's names once updated. */
+      firstName: string;
+      lastName: string;
+      changes: FieldChange[];
+    }
   | { kind: 'erase'; person: PersonIdentity }
   /** A member no record names who holds an account: listed, never erased by an import. */
-  | { kind: 'keep'; person: PersonIdentity };
+  | { kind: 'keep'; person: PersonIdentity }
+  /**
+   * A record that adds a person sharing an email or both names with a member (SPEC §6): added all
+   * the same, and listed. The names are the member's.
+   */
+  | {
+      kind: 'duplicate';
+      index: number;
+      where: string;
+      personId: number;
+      firstName: string;
+      lastName: string;
+      reason: LookalikeReason;
+    };
 
 export interface ImportPeopleInput {
   /**
-   * The records of the file, read from its start at each call: the import reads them twice, once
-   * to check them all and once to write, so that it never holds the whole file.
+   * The records of the file, read once (SPEC §6): the import keeps those it checked (in a spool)
+   * and writes exactly them, so that a file changing while it is read, or a pipe, cannot bring it
+   * anything unchecked.
    */
-  records: () => AsyncIterable<IncomingRecord>;
+  records: AsyncIterable<IncomingRecord>;
+  /** Who imports over HTTP: audited with the key. Absent for the command line. */
+  principal?: Principal;
   /** Check and report, write nothing. */
   dryRun?: boolean;
   /** Erase the members no record names (not those holding an account: they are listed). */
   removeMissing?: boolean;
+  /**
+   * Admins and erased people are nobody, as the API shows them (HTTP): a record naming one is
+   * told that its id names no person, and a number an admin holds is not told whose it is.
+   */
+  membersOnly?: boolean;
   /** Each planned change as it is found; awaited, so that a slow reader holds back the import. */
   onChange?: (change: PlannedChange) => Promise<void> | void;
   /** Called after each batch, for a progress bar: records done, and all of them. */
@@ -52,6 +94,8 @@ export interface ImportPeopleOutput {
   erased: number;
   /** Members no record named who were kept because they hold an account (with --remove-missing). */
   kept: number;
+  /** Records that add a person who may already be in the directory (listed, added all the same). */
+  possibleDuplicates: number;
 }
 
 // Big enough that a large file needs few round trips, small enough that a batch of people with
@@ -64,16 +108,26 @@ interface Problem {
   message: string;
 }
 
+interface Lookalike {
+  personId: number;
+  firstName: string;
+  lastName: string;
+  reason: LookalikeReason;
+}
+
 /** What the first reading learnt about the file: who each record names, and what must move first. */
 interface Plan {
   total: number;
   /** The person each record names, by record index; absent for records that add someone. */
   targets: Map<number, number>;
+  /** The members a record that adds someone may duplicate, by record index. */
+  lookalikes: Map<number, Lookalike[]>;
   /** People whose record may not change them (admins, erased): checked to change nothing, then skipped. */
   frozen: Set<number>;
   /** People whose chat_id (member_number) moves: cleared first, so that two people may swap them. */
-  releaseChatIds: number[];
-  releaseMemberNumbers: number[];
+  /** Their values before, which the changes are told from (the release empties them first). */
+  releaseChatIds: Map<number, string>;
+  releaseMemberNumbers: Map<number, string>;
 }
 
 /**
@@ -87,13 +141,19 @@ export class ImportPeople {
   constructor(
     @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.Spools) private readonly spools: Spools,
   ) {}
 
-  execute(input: ImportPeopleInput): Promise<ImportPeopleOutput> {
-    return this.unitOfWork.run(async (tx) => {
-      const plan = await check(tx, input);
-      return apply(tx, input, plan, this.clock.now());
-    });
+  async execute(input: ImportPeopleInput): Promise<ImportPeopleOutput> {
+    const spool = await this.spools.open<Checked>();
+    try {
+      return await this.unitOfWork.run(async (tx) => {
+        const plan = await check(tx, input, spool);
+        return apply(tx, input, plan, spool, this.clock.now());
+      });
+    } finally {
+      await spool.close();
+    }
   }
 }
 
@@ -123,29 +183,50 @@ async function inTurn<B>(
   await inHand;
 }
 
-async function check(tx: Transaction, input: ImportPeopleInput): Promise<Plan> {
+/** A record that passed the reader's checks. */
+type Checked = { index: number; where: string; person: IncomingPerson };
+
+/** Holders of a chat_id or member_number the file gives, and the records named by who. */
+interface FileKeys {
+  /** chat_id (of members) and member_number → the record that has it. */
+  chatIds: Map<string, Checked>;
+  memberNumbers: Map<string, Checked>;
+  /** Person id → where the record that names them is. */
+  namedBy: Map<number, string>;
+  /** People named by a record that leaves their chat_id (member_number) out: they keep it. */
+  keepChatId: Set<number>;
+  keepMemberNumber: Set<number>;
+  plan: Plan;
+}
+
+async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Checked>): Promise<Plan> {
   const problems: Problem[] = [];
   const problem = (index: number, message: string) => problems.push({ index, message });
   const plan: Plan = {
     total: 0,
     targets: new Map(),
+    lookalikes: new Map(),
     frozen: new Set(),
-    releaseChatIds: [],
-    releaseMemberNumbers: [],
+    releaseChatIds: new Map(),
+    releaseMemberNumbers: new Map(),
   };
-  /** Person id → the record that names them. */
-  const namedBy = new Map<number, number>();
-  /** chat_id (of members) and member_number → the record that has it. */
-  const chatIds = new Map<string, number>();
-  const memberNumbers = new Map<string, number>();
+  const file: FileKeys = {
+    chatIds: new Map(),
+    memberNumbers: new Map(),
+    namedBy: new Map(),
+    keepChatId: new Set(),
+    keepMemberNumber: new Set(),
+    plan,
+  };
+  const { namedBy, chatIds, memberNumbers } = file;
   /** Records naming an admin or an erased person: they may only say what is already there. */
-  const frozenRecords: { index: number; person: IncomingPerson }[] = [];
+  const frozenRecords: Checked[] = [];
 
-  const resolve = async (batch: { index: number; person: IncomingPerson }[]) => {
+  const resolve = async (batch: Checked[]) => {
     const identities = await tx.people.findIdentities({
       ids: batch.flatMap(({ person }) => (person.id === null ? [] : [person.id])),
       memberNumbers: batch.flatMap(({ person }) =>
-        person.id === null && person.memberNumber !== null ? [person.memberNumber] : [],
+        person.id === null && person.memberNumber != null ? [person.memberNumber] : [],
       ),
       chatIds: [],
     });
@@ -153,66 +234,93 @@ async function check(tx: Transaction, input: ImportPeopleInput): Promise<Plan> {
     const byNumber = new Map(
       identities.flatMap((p) => (p.memberNumber === null ? [] : [[p.memberNumber, p]])),
     );
-    for (const { index, person } of batch) {
+    const adds: Checked[] = [];
+    for (const record of batch) {
+      const { index, where, person } = record;
       let target: PersonIdentity | undefined;
       if (person.id !== null) {
         target = byId.get(person.id);
         if (target === undefined) {
-          problem(index, `id ${person.id} names no person in the directory`);
+          problem(index, `${where}: id ${person.id} names no person in the directory`);
           continue;
         }
-      } else if (person.memberNumber !== null) {
+      } else if (person.memberNumber != null) {
         target = byNumber.get(person.memberNumber);
       }
-      if (target === undefined) continue;
+      if (target === undefined) {
+        // A person added is made of what the record says: their names it must say.
+        for (const field of ['first_name', 'last_name'] as const) {
+          if (person[field === 'first_name' ? 'firstName' : 'lastName'] === undefined) {
+            problem(index, `${where}: ${field} is required`);
+          }
+        }
+        adds.push(record);
+        continue;
+      }
       const earlier = namedBy.get(target.id);
       if (earlier !== undefined) {
-        problem(index, `names person ${target.id}, as record ${earlier} does`);
+        problem(index, `${where}: names person ${target.id}, as ${earlier} does`);
         continue;
       }
-      namedBy.set(target.id, index);
+      namedBy.set(target.id, where);
       plan.targets.set(index, target.id);
+      if (input.membersOnly && (target.role === 'admin' || target.erased)) {
+        problem(
+          index,
+          person.id !== null
+            ? `${where}: id ${person.id} names no person in the directory`
+            : `${where}: member_number ${JSON.stringify(person.memberNumber)} is already used by someone who is not a member`,
+        );
+        continue;
+      }
       if (target.role === 'admin' || target.erased) {
         plan.frozen.add(target.id);
-        frozenRecords.push({ index, person });
+        frozenRecords.push(record);
         continue;
       }
-      if (person.role !== target.role) {
-        problem(index, `person ${target.id} is a ${target.role}; an import does not change roles`);
+      if (person.role !== undefined && person.role !== target.role) {
+        problem(index, `${where}: person ${target.id} is a ${target.role}; an import does not change roles`);
       }
-      if (target.chatId !== null && target.chatId !== person.chatId) plan.releaseChatIds.push(target.id);
-      if (target.memberNumber !== null && target.memberNumber !== person.memberNumber) {
-        plan.releaseMemberNumbers.push(target.id);
+      if (person.chatId === undefined) file.keepChatId.add(target.id);
+      else if (target.chatId !== null && target.chatId !== person.chatId) {
+        plan.releaseChatIds.set(target.id, target.chatId);
+      }
+      if (person.memberNumber === undefined) file.keepMemberNumber.add(target.id);
+      else if (target.memberNumber !== null && target.memberNumber !== person.memberNumber) {
+        plan.releaseMemberNumbers.set(target.id, target.memberNumber);
       }
     }
+    await findLookalikes(tx, adds, plan);
   };
 
   // `resolve` touches only what the reading below does not (namedBy, the plan's targets).
   await inTurn(resolve, async (hand) => {
-    let batch: { index: number; person: IncomingPerson }[] = [];
-    for await (const record of input.records()) {
+    let batch: Checked[] = [];
+    for await (const record of input.records) {
       plan.total += 1;
       if ('problems' in record) {
         for (const message of record.problems) problem(record.index, message);
         continue;
       }
-      const { index, person } = record;
-      if (person.memberNumber !== null) {
+      const { index, where, person } = record;
+      if (person.memberNumber != null) {
         const first = memberNumbers.get(person.memberNumber);
         if (first !== undefined) {
           problem(
             index,
-            `member_number ${JSON.stringify(person.memberNumber)} is also used by record ${first}`,
+            `${where}: member_number ${JSON.stringify(person.memberNumber)} is also used by ${first.where}`,
           );
-        } else memberNumbers.set(person.memberNumber, index);
+        } else memberNumbers.set(person.memberNumber, record);
       }
       // chat_id is unique among the people the API shows: an admin's neither blocks nor is blocked.
-      if (person.chatId !== null && isVisible(person)) {
+      if (person.chatId != null && isVisible({ role: person.role ?? 'member' })) {
         const first = chatIds.get(person.chatId);
         if (first !== undefined) {
-          problem(index, `chat_id ${JSON.stringify(person.chatId)} is also used by record ${first}`);
-        } else chatIds.set(person.chatId, index);
+          problem(index, `${where}: chat_id ${JSON.stringify(person.chatId)} is also used by ${first.where}`);
+        } else chatIds.set(person.chatId, record);
       }
+      // Kept as checked: the writing reads these, never the file again.
+      if (problems.length === 0) await spool.add(record);
       batch.push(record);
       if (batch.length >= BATCH_SIZE) {
         await hand(batch);
@@ -223,20 +331,85 @@ async function check(tx: Transaction, input: ImportPeopleInput): Promise<Plan> {
   });
 
   await checkFrozen(tx, frozenRecords, plan, problem);
-  await checkTaken(tx, input, { chatIds, memberNumbers, namedBy, plan }, problem);
+  await checkTaken(tx, input, file, problem);
 
   if (problems.length > 0) {
     // Stable: a record's problems stay in the order they were found.
     problems.sort((a, b) => a.index - b.index);
-    throw new InvalidInput(problems.map((p) => `record ${p.index}: ${p.message}`));
+    throw new InvalidInput(problems.map((p) => p.message));
   }
   return plan;
+}
+
+/**
+ * The members that records adding someone may duplicate (SPEC §6): an email or both names in
+ * common, compared case-folded as everywhere (SPEC §1). A same email is the stronger sign, and
+ * the one reported when both hold.
+ */
+async function findLookalikes(tx: Transaction, adds: Checked[], plan: Plan): Promise<void> {
+  const wanted = adds.map(({ index, person }) => ({
+    index,
+    emails: [
+      ...new Set(
+        [
+          ...(person.contacts ?? []).filter((c) => c.kind === 'email').map((c) => c.value),
+          ...(person.firstContacts?.email == null ? [] : [person.firstContacts.email]),
+        ].map(foldCase),
+      ),
+    ],
+    first: person.firstName === undefined ? null : foldCase(person.firstName),
+    last: person.lastName === undefined ? null : foldCase(person.lastName),
+  }));
+  const emails = [...new Set(wanted.flatMap((w) => w.emails))];
+  const names = wanted.flatMap((w) =>
+    w.first === null || w.last === null ? [] : [{ first: w.first, last: w.last }],
+  );
+  if (emails.length === 0 && names.length === 0) return;
+  const found = await tx.people.findLookalikes({ emails, names });
+  if (found.length === 0) return;
+  const byEmail = new Map<string, typeof found>();
+  const byNames = new Map<string, typeof found>();
+  for (const member of found) {
+    for (const email of member.foldedEmails) byEmail.set(email, [...(byEmail.get(email) ?? []), member]);
+    const key = JSON.stringify([member.foldedFirstName, member.foldedLastName]);
+    byNames.set(key, [...(byNames.get(key) ?? []), member]);
+  }
+  for (const w of wanted) {
+    const seen = new Map<number, Lookalike>();
+    for (const email of w.emails) {
+      for (const m of byEmail.get(email) ?? []) {
+        if (!seen.has(m.id)) {
+          seen.set(m.id, {
+            personId: m.id,
+            firstName: m.firstName,
+            lastName: m.lastName,
+            reason: 'same email',
+          });
+        }
+      }
+    }
+    for (const m of byNames.get(JSON.stringify([w.first, w.last])) ?? []) {
+      if (!seen.has(m.id)) {
+        seen.set(m.id, {
+          personId: m.id,
+          firstName: m.firstName,
+          lastName: m.lastName,
+          reason: 'same names',
+        });
+      }
+    }
+    if (seen.size > 0)
+      plan.lookalikes.set(
+        w.index,
+        [...seen.values()].sort((a, b) => a.personId - b.personId),
+      );
+  }
 }
 
 /** A record naming an admin or an erased person passes only when it changes nothing. */
 async function checkFrozen(
   tx: Transaction,
-  records: { index: number; person: IncomingPerson }[],
+  records: Checked[],
   plan: Plan,
   problem: (index: number, message: string) => void,
 ): Promise<void> {
@@ -248,14 +421,15 @@ async function checkFrozen(
         p,
       ]),
     );
-    for (const { index, person } of slice) {
+    for (const { index, where, person } of slice) {
       const current = people.get(plan.targets.get(index) as number) as Person;
-      if (diffPerson(current, person).replacement === null && person.role === current.role) continue;
+      const sameRole = person.role === undefined || person.role === current.role;
+      if (diffPerson(current, person).replacement === null && sameRole) continue;
       problem(
         index,
         current.erased
-          ? `person ${current.id} was erased; an import does not change erased people`
-          : `person ${current.id} is an admin; an import does not change admins`,
+          ? `${where}: person ${current.id} was erased; an import does not change erased people`
+          : `${where}: person ${current.id} is an admin; an import does not change admins`,
       );
     }
   }
@@ -268,16 +442,17 @@ async function checkFrozen(
 async function checkTaken(
   tx: Transaction,
   input: ImportPeopleInput,
-  file: {
-    chatIds: Map<string, number>;
-    memberNumbers: Map<string, number>;
-    namedBy: Map<number, number>;
-    plan: Plan;
-  },
+  file: FileKeys,
   problem: (index: number, message: string) => void,
 ): Promise<void> {
-  const keeps = (holder: PersonIdentity) =>
+  // A holder keeps what no record takes from them: not named at all (and not erased by
+  // --remove-missing), or named by a record that leaves the field out.
+  const unnamedKeeps = (holder: PersonIdentity) =>
     !file.namedBy.has(holder.id) && !(input.removeMissing && isVisible(holder) && !holder.hasAccount);
+  const whose = (holder: PersonIdentity) => {
+    const where = file.namedBy.get(holder.id);
+    return where === undefined ? 'whom no record names' : `whom ${where} names without changing it`;
+  };
   const chatIds = [...file.chatIds.keys()];
   const numbers = [...file.memberNumbers.keys()];
   for (let start = 0; start < Math.max(chatIds.length, numbers.length); start += LOOKUP_BATCH_SIZE) {
@@ -291,22 +466,25 @@ async function checkTaken(
     const chatSet = new Set(wantedChatIds);
     const numberSet = new Set(wantedNumbers);
     for (const holder of holders) {
-      if (!keeps(holder)) continue;
-      if (holder.chatId !== null && holder.role === 'member' && chatSet.has(holder.chatId)) {
-        const index = file.chatIds.get(holder.chatId) as number;
-        if (file.plan.targets.get(index) !== holder.id) {
+      const keepsChatId = unnamedKeeps(holder) || file.keepChatId.has(holder.id);
+      if (keepsChatId && holder.chatId !== null && holder.role === 'member' && chatSet.has(holder.chatId)) {
+        const record = file.chatIds.get(holder.chatId) as Checked;
+        if (file.plan.targets.get(record.index) !== holder.id) {
           problem(
-            index,
-            `chat_id ${JSON.stringify(holder.chatId)} is already used by person ${holder.id}, whom no record names`,
+            record.index,
+            `${record.where}: chat_id ${JSON.stringify(holder.chatId)} is already used by person ${holder.id}, ${whose(holder)}`,
           );
         }
       }
-      if (holder.memberNumber !== null && numberSet.has(holder.memberNumber)) {
-        const index = file.memberNumbers.get(holder.memberNumber) as number;
-        if (file.plan.targets.get(index) !== holder.id) {
+      const keepsNumber = unnamedKeeps(holder) || file.keepMemberNumber.has(holder.id);
+      if (keepsNumber && holder.memberNumber !== null && numberSet.has(holder.memberNumber)) {
+        const record = file.memberNumbers.get(holder.memberNumber) as Checked;
+        if (file.plan.targets.get(record.index) !== holder.id) {
           problem(
-            index,
-            `member_number ${JSON.stringify(holder.memberNumber)} is already used by person ${holder.id}, whom no record names`,
+            record.index,
+            input.membersOnly && !isVisible(holder)
+              ? `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by someone who is not a member`
+              : `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by person ${holder.id}, ${whose(holder)}`,
           );
         }
       }
@@ -318,10 +496,19 @@ async function apply(
   tx: Transaction,
   input: ImportPeopleInput,
   plan: Plan,
+  spool: Spool<Checked>,
   now: Date,
 ): Promise<ImportPeopleOutput> {
   const dryRun = input.dryRun === true;
-  const output: ImportPeopleOutput = { added: 0, updated: 0, unchanged: 0, erased: 0, kept: 0 };
+  const output: ImportPeopleOutput = {
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    erased: 0,
+    kept: 0,
+    possibleDuplicates: 0,
+  };
+  const actor = input.principal ?? null;
 
   if (input.removeMissing) {
     // First, so that chat_ids and member numbers of the people erased are free for the records.
@@ -333,19 +520,24 @@ async function apply(
       await input.onChange?.({ kind: person.hasAccount ? 'keep' : 'erase', person });
     }
     output.erased = erased.length;
-    if (!dryRun) await erasePeople(tx, erased, now);
+    if (!dryRun) await erasePeople(tx, erased, now, actor);
   }
-  if (!dryRun) await tx.people.releaseIdentifiers(plan.releaseChatIds, plan.releaseMemberNumbers);
+  if (!dryRun) {
+    await tx.people.releaseIdentifiers(
+      [...plan.releaseChatIds.keys()],
+      [...plan.releaseMemberNumbers.keys()],
+    );
+  }
 
   let done = 0;
   input.onProgress?.(0, plan.total);
-  const flush = async (batch: { index: number; person: IncomingPerson }[]) => {
+  const flush = async (batch: Checked[]) => {
     const targets = batch.flatMap(({ index }) => {
       const id = plan.targets.get(index);
       return id === undefined || plan.frozen.has(id) ? [] : [id];
     });
     const current = new Map((await tx.people.findMany(targets)).map((p) => [p.id, p]));
-    const added: { index: number; person: IncomingPerson }[] = [];
+    const added: Checked[] = [];
     const replacements: PersonReplacement[] = [];
     const audit: NewAuditEntry[] = [];
     const changes: NewChange[] = [];
@@ -356,34 +548,63 @@ async function apply(
         await input.onChange?.({
           kind: 'add',
           index: record.index,
-          firstName: record.person.firstName,
-          lastName: record.person.lastName,
+          where: record.where,
+          firstName: record.person.firstName ?? '',
+          lastName: record.person.lastName ?? '',
         });
+        const lookalikes = plan.lookalikes.get(record.index) ?? [];
+        if (lookalikes.length > 0) output.possibleDuplicates += 1;
+        for (const lookalike of lookalikes) {
+          await input.onChange?.({
+            kind: 'duplicate',
+            index: record.index,
+            where: record.where,
+            ...lookalike,
+          });
+        }
         continue;
       }
-      const person = current.get(id);
+      const stored = current.get(id);
+      // As they were before the release emptied their chat_id or member_number: the change is
+      // told (and audited) from the value they had.
+      const person =
+        stored === undefined
+          ? undefined
+          : {
+              ...stored,
+              chatId: plan.releaseChatIds.get(id) ?? stored.chatId,
+              memberNumber: plan.releaseMemberNumbers.get(id) ?? stored.memberNumber,
+            };
       const diff = person === undefined ? null : diffPerson(person, record.person);
       if (diff?.replacement == null) {
         output.unchanged += 1;
         continue;
       }
       replacements.push(diff.replacement);
-      for (const change of diff.changes) audit.push(byCommandLine('person.update', id, change));
+      for (const change of diff.changes) audit.push(auditEntry(actor, 'person.update', id, change));
       changes.push({
         type: 'person.updated',
         personId: id,
         fields: diff.changes.map((c) => c.field),
-        byKeyId: null,
+        byKeyId: actor?.keyId ?? null,
       });
-      await input.onChange?.({ kind: 'update', index: record.index, personId: id, changes: diff.changes });
+      await input.onChange?.({
+        kind: 'update',
+        index: record.index,
+        where: record.where,
+        personId: id,
+        firstName: record.person.firstName ?? (person as Person).firstName,
+        lastName: record.person.lastName ?? (person as Person).lastName,
+        changes: diff.changes,
+      });
     }
     output.added += added.length;
     output.updated += replacements.length;
     if (!dryRun) {
-      const ids = await tx.people.insertMany(added.map(({ person }) => person));
+      const ids = await tx.people.insertMany(added.map(({ person }) => newPerson(person)));
       for (const id of ids) {
-        audit.push(byCommandLine('person.create', id, null));
-        changes.push({ type: 'person.created', personId: id, fields: null, byKeyId: null });
+        audit.push(auditEntry(actor, 'person.create', id, null));
+        changes.push({ type: 'person.created', personId: id, fields: null, byKeyId: actor?.keyId ?? null });
       }
       await tx.people.replaceMany(replacements);
       await tx.audit.record(audit);
@@ -394,10 +615,8 @@ async function apply(
     input.onProgress?.(done, plan.total);
   };
   await inTurn(flush, async (hand) => {
-    let batch: { index: number; person: IncomingPerson }[] = [];
-    for await (const record of input.records()) {
-      // The first reading found no problem; a file changed since then fails on what it now says.
-      if ('problems' in record) throw new InvalidInput(`record ${record.index}: ${record.problems[0]}`);
+    let batch: Checked[] = [];
+    for await (const record of spool.read()) {
       batch.push(record);
       if (batch.length >= BATCH_SIZE) {
         await hand(batch);
@@ -409,11 +628,39 @@ async function apply(
   return output;
 }
 
-/** An audit entry for a change made by the command line: no account made it, the operator did. */
-function byCommandLine(action: string, personId: number, change: FieldChange | null): NewAuditEntry {
+/** A person added: what the record says, a field it leaves out empty. */
+function newPerson(person: IncomingPerson): NewPerson {
+  const first = person.firstContacts ?? {};
   return {
-    actorAccountId: null,
-    actorKeyId: null,
+    role: person.role ?? 'member',
+    firstName: person.firstName ?? '',
+    lastName: person.lastName ?? '',
+    chatId: person.chatId ?? null,
+    plannerId: person.plannerId ?? null,
+    memberNumber: person.memberNumber ?? null,
+    contacts:
+      person.contacts ??
+      (['email', 'phone', 'address'] as const).flatMap((kind) => {
+        const value = first[kind];
+        return value == null ? [] : [{ kind, value, label: null }];
+      }),
+    memberships: person.memberships ?? [],
+  };
+}
+
+/**
+ * An audit entry for a change the import made: by the key that imported over HTTP, or by the
+ * command line (no account made it, the operator did).
+ */
+function auditEntry(
+  actor: Principal | null,
+  action: string,
+  personId: number,
+  change: FieldChange | null,
+): NewAuditEntry {
+  return {
+    actorAccountId: actor?.accountId ?? null,
+    actorKeyId: actor?.keyId ?? null,
     action,
     subjectType: 'person',
     subjectId: personId,

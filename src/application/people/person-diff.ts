@@ -1,8 +1,8 @@
-import type { Contact } from '../../domain/contact';
+import { compareContacts, type Contact, type ContactKind } from '../../domain/contact';
 import type { Membership } from '../../domain/membership';
-import type { Person } from '../../domain/person';
+import type { Person, Role } from '../../domain/person';
 import type { ChangedField } from '../ports/change-log';
-import type { NewContact, NewMembership, NewPerson, PersonReplacement } from '../ports/person-repository';
+import type { NewContact, NewMembership, PersonReplacement } from '../ports/person-repository';
 
 /** A field of a person as the API and the change feed name it. */
 export type SyncedField = ChangedField;
@@ -12,6 +12,26 @@ export interface FieldChange {
   field: SyncedField;
   old: string | null;
   new: string | null;
+}
+
+/**
+ * What a record says about a person (SPEC §6): a field it leaves out (undefined) is kept as it is;
+ * null clears; `contacts` and `memberships`, when present, are the whole list.
+ */
+export interface WantedPerson {
+  role?: Role;
+  firstName?: string;
+  lastName?: string;
+  chatId?: string | null;
+  plannerId?: string | null;
+  memberNumber?: string | null;
+  contacts?: NewContact[];
+  /**
+   * A spreadsheet's email, phone and address columns (SPEC §9): the value of the person's first
+   * contact of each kind given, null for none. Their other contacts are not touched.
+   */
+  firstContacts?: Partial<Record<ContactKind, string | null>>;
+  memberships?: NewMembership[];
 }
 
 export interface PersonDiff {
@@ -75,43 +95,90 @@ function matchChildren<S extends { id: number }, W>(
 }
 
 /**
- * What makes `current` match `wanted`, the whole truth about them (SPEC §6): names, ids, contacts
- * and memberships. Contacts and memberships that did not change keep their ids.
+ * The contacts `wanted.firstContacts` leads to: for each kind given, the first contact of that kind
+ * (by kind, then id, as they are shown) is kept when its value is the same, changed in place (id and
+ * label kept) when it differs, added when there is none, removed when the value is null.
  */
-export function diffPerson(current: Person, wanted: NewPerson): PersonDiff {
+function firstContactChanges(
+  current: Contact[],
+  firstContacts: NonNullable<WantedPerson['firstContacts']>,
+): { remove: number[]; add: NewContact[]; change: { id: number; value: string }[]; result: NewContact[] } {
+  const sorted = [...current].sort(compareContacts);
+  const remove: number[] = [];
+  const add: NewContact[] = [];
+  const change: { id: number; value: string }[] = [];
+  const result: (NewContact | null)[] = sorted.map((c) => ({ kind: c.kind, value: c.value, label: c.label }));
+  for (const [kind, value] of Object.entries(firstContacts) as [ContactKind, string | null][]) {
+    const position = sorted.findIndex((c) => c.kind === kind);
+    const first = position === -1 ? undefined : sorted[position];
+    if (value === null) {
+      if (first !== undefined) {
+        remove.push(first.id);
+        result[position] = null;
+      }
+    } else if (first === undefined) {
+      add.push({ kind, value, label: null });
+      result.push({ kind, value, label: null });
+    } else if (first.value !== value) {
+      change.push({ id: first.id, value });
+      result[position] = { kind, value, label: first.label };
+    }
+  }
+  return { remove, add, change, result: result.filter((c): c is NewContact => c !== null) };
+}
+
+/**
+ * What makes `current` match what `wanted` says of them (SPEC §6): the fields it carries, left-out
+ * fields kept. Contacts and memberships that did not change keep their ids.
+ */
+export function diffPerson(current: Person, wanted: WantedPerson): PersonDiff {
   const changes: FieldChange[] = [];
   const fields: PersonReplacement['fields'] = {};
   for (const { key, field } of SCALARS) {
-    const value = wanted[key] ?? null;
-    if (value === current[key]) continue;
+    const value = wanted[key];
+    if (value === undefined || value === current[key]) continue;
     Object.assign(fields, { [key]: value });
     changes.push({ field, old: current[key], new: value });
   }
-  const contacts = matchChildren<Contact, NewContact>(
-    current.contacts,
-    wanted.contacts,
-    contactKey,
-    contactKey,
-  );
-  if (contacts.remove.length > 0 || contacts.add.length > 0) {
+  let contacts: { remove: number[]; add: NewContact[]; change: { id: number; value: string }[] } = {
+    remove: [],
+    add: [],
+    change: [],
+  };
+  let contactsAfter: NewContact[] | null = null;
+  if (wanted.contacts !== undefined) {
+    contacts = {
+      ...matchChildren<Contact, NewContact>(current.contacts, wanted.contacts, contactKey, contactKey),
+      change: [],
+    };
+    contactsAfter = wanted.contacts;
+  } else if (wanted.firstContacts !== undefined) {
+    const first = firstContactChanges(current.contacts, wanted.firstContacts);
+    contacts = first;
+    contactsAfter = first.result;
+  }
+  if (contactsAfter !== null && contacts.remove.length + contacts.add.length + contacts.change.length > 0) {
     changes.push({
       field: 'contacts',
       old: describeContacts(current.contacts),
-      new: describeContacts(wanted.contacts),
+      new: describeContacts(contactsAfter),
     });
   }
-  const memberships = matchChildren<Membership, NewMembership>(
-    current.memberships,
-    wanted.memberships,
-    (m) => membershipKey(storedMembership(m)),
-    membershipKey,
-  );
-  if (memberships.remove.length > 0 || memberships.add.length > 0) {
-    changes.push({
-      field: 'memberships',
-      old: describeMemberships(current.memberships.map(storedMembership)),
-      new: describeMemberships(wanted.memberships),
-    });
+  let memberships: { remove: number[]; add: NewMembership[] } = { remove: [], add: [] };
+  if (wanted.memberships !== undefined) {
+    memberships = matchChildren<Membership, NewMembership>(
+      current.memberships,
+      wanted.memberships,
+      (m) => membershipKey(storedMembership(m)),
+      membershipKey,
+    );
+    if (memberships.remove.length > 0 || memberships.add.length > 0) {
+      changes.push({
+        field: 'memberships',
+        old: describeMemberships(current.memberships.map(storedMembership)),
+        new: describeMemberships(wanted.memberships),
+      });
+    }
   }
   if (changes.length === 0) return { changes, replacement: null };
   return {
@@ -121,6 +188,7 @@ export function diffPerson(current: Person, wanted: NewPerson): PersonDiff {
       fields,
       removeContacts: contacts.remove,
       addContacts: contacts.add,
+      changeContacts: contacts.change,
       removeMemberships: memberships.remove,
       addMemberships: memberships.add,
     },

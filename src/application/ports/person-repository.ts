@@ -51,6 +51,17 @@ export interface PersonIdentity {
   lastName: string;
 }
 
+/** A member who may be the same person as one an import adds: what the comparison needs. */
+export interface Lookalike {
+  id: number;
+  firstName: string;
+  lastName: string;
+  /** Case-folded (foldCase) names and email values, as the comparison uses them. */
+  foldedFirstName: string;
+  foldedLastName: string;
+  foldedEmails: string[];
+}
+
 /** Changes that make a person match an import record; the repository increments the version. */
 export interface PersonReplacement {
   id: number;
@@ -59,6 +70,8 @@ export interface PersonReplacement {
   /** Ids of the contacts and memberships to delete; the others keep theirs. */
   removeContacts: number[];
   addContacts: NewContact[];
+  /** Contacts whose value changes in place, keeping their id, kind and label (a sheet's first email). */
+  changeContacts: { id: number; value: string }[];
   removeMemberships: number[];
   addMemberships: NewMembership[];
 }
@@ -108,6 +121,12 @@ export interface PersonRepository {
     memberNumbers: string[];
     chatIds: string[];
   }): Promise<PersonIdentity[]>;
+  /**
+   * The members (neither admins nor erased) with an email whose case-folded value is one of
+   * `emails`, or whose case-folded first and last names are one of `names` (both folded by
+   * foldCase), by id ascending: who a person an import adds may already be.
+   */
+  findLookalikes(keys: { emails: string[]; names: { first: string; last: string }[] }): Promise<Lookalike[]>;
   /** The members (neither admins nor erased) whose id is not one of these, by id ascending. */
   membersOtherThan(ids: number[]): Promise<PersonIdentity[]>;
   /**

@@ -14,4 +14,5 @@ export const TYPES = {
   WebhookSender: Symbol.for('WebhookSender'),
   OperatorEvents: Symbol.for('OperatorEvents'),
   ErasurePurge: Symbol.for('ErasurePurge'),
+  Spools: Symbol.for('Spools'),
 } as const;

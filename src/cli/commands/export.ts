@@ -1,59 +1,59 @@
 import type { Writable } from 'node:stream';
 import { ExportPeople } from '../../application/people/export-people';
-import type { Person } from '../../domain/person';
+import { UsageError } from '../cli-errors';
 import type { Command } from '../command';
-import { toPersonRecord } from '../person-file/person-file-record';
+import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../person-file/people-writers';
 import { writePrivateFile } from '../private-file';
-import { printLine, writeText } from '../write-text';
-
-// Records are gathered into chunks of about this size before a write: fewer, larger writes.
-const CHUNK_CHARACTERS = 64 * 1024;
+import { printLine } from '../write-text';
 
 export const exportCommand: Command = {
   path: ['export'],
-  summary: 'export every person to a JSON file (or standard output)',
-  usage: '[FILE]',
+  summary: 'export the members to a JSON or CSV file (or standard output)',
+  usage: '[FILE] [--format json|csv] [--current]',
   description: [
-    'Writes every person, admins included, as a JSON array in the format `import` reads, one',
-    'person a line, to FILE or to standard output, with their `id` and `member_number`: edit it and',
-    'import it again to bring the directory up to date (importing it unchanged changes nothing).',
+    'Writes every member as a JSON array in the format `import` reads, one person a line, to',
+    'FILE or to standard output, with their `id` and `member_number`: edit it and import it again',
+    'to bring the directory up to date (importing it unchanged changes nothing).',
+    'With --format csv, a spreadsheet `import FILE.csv` reads back: the columns',
+    '  id, member_number, first_name, last_name, email, phone, address, chat_id, planner_id,',
+    '  club, kind, start_date, end_date',
+    'one row per membership (a person without one is one row with those cells empty); email,',
+    "phone and address are the person's first contact of that kind. UTF-8 with a byte order mark,",
+    'comma-separated, lines ending CR LF (RFC 4180).',
+    'With --current (CSV only), one row per current member for a mail merge: first_name,',
+    'last_name, member_number, email, phone, address and the club and end_date of their current',
+    'membership.',
     "Another directory takes the people without their ids (ids name this directory's people).",
     "FILE holds members' contacts: it is made readable by its owner only (0600).",
-    'Erased people, accounts and keys are not exported.',
+    'Admins, erased people, accounts and keys are never exported.',
     'Give a FILE when running through npm: npm writes its own header lines to standard output',
     '(or run the tool without npm: npx membership-directory export > FILE).',
   ].join('\n'),
-  options: {},
+  options: {
+    format: { type: 'string', value: 'FORMAT', description: 'json (the default) or csv' },
+    current: { type: 'boolean', description: 'CSV only: one row per current member, for a mail merge' },
+  },
   positionals: [{ name: 'FILE', optional: true }],
   database: 'migrated',
-  async run({ io, positionals: [file], container }) {
+  async run({ io, values, positionals: [file], container }) {
+    const format = values.format ?? 'json';
+    if (format !== 'json' && format !== 'csv') {
+      throw new UsageError(`--format takes json or csv, not ${JSON.stringify(format)}`, 'export');
+    }
+    const current = values.current === true;
+    if (current && format !== 'csv') {
+      throw new UsageError('--current is for a mail merge: give it with --format csv', 'export');
+    }
     const exportPeople = container.get(ExportPeople);
+    const produce: PeopleProducer = (write) => exportPeople.execute({ write, current });
+    const writeTo = (out: Writable) =>
+      format === 'csv' ? writeCsvPeople(out, produce, { current }) : writeJsonPeople(out, produce);
     if (file === undefined) {
-      await writeArray(io.stdout, (write) => exportPeople.execute({ write }));
+      await writeTo(io.stdout);
       return;
     }
     // Private: every member's contacts are in it (as people export-data's file is).
-    const people = await writePrivateFile(file, (out) =>
-      writeArray(out, (write) => exportPeople.execute({ write })),
-    );
+    const people = await writePrivateFile(file, writeTo);
     printLine(io.stdout, `exported ${people} people to ${file}`);
   },
 };
-
-async function writeArray(
-  out: Writable,
-  produce: (write: (person: Person) => Promise<void>) => Promise<{ people: number }>,
-): Promise<number> {
-  let buffer = '[';
-  let first = true;
-  const { people } = await produce(async (person) => {
-    buffer += `${first ? '\n' : ',\n'}${JSON.stringify(toPersonRecord(person))}`;
-    first = false;
-    if (buffer.length >= CHUNK_CHARACTERS) {
-      await writeText(out, buffer);
-      buffer = '';
-    }
-  });
-  await writeText(out, `${buffer}${first ? ']\n' : '\n]\n'}`);
-  return people;
-}

@@ -5,11 +5,12 @@ import {
   type PlannedChange,
 } from '../../application/people/import-people';
 import { InvalidInput } from '../../domain/errors';
+import { peopleFrom } from '../person-file/people-from';
+import { fileSource, UnreadableInput } from '../person-file/read-json-array';
 import { refreshStatistics } from '../../infrastructure/persistence/database';
 import { CliFailure } from '../cli-errors';
 import type { CliOutput } from '../cli-io';
 import type { Command } from '../command';
-import { personFile } from '../person-file/person-file';
 import { createProgress } from '../progress';
 import { printLine, writeText } from '../write-text';
 
@@ -18,7 +19,7 @@ const REFRESH_AFTER = 1000;
 
 export const importCommand: Command = {
   path: ['import'],
-  summary: 'bring the directory up to date from a JSON file, all or nothing',
+  summary: 'bring the directory up to date from a JSON or CSV file, all or nothing',
   usage: 'FILE [--dry-run] [--remove-missing]',
   description: [
     'Reads FILE, a JSON array of people (the format `export` writes), each:',
@@ -26,17 +27,28 @@ export const importCommand: Command = {
     '   "chat_id": "123", "planner_id": null, "role": "member",',
     '   "contacts": [{"kind": "email", "value": "ada@example.org", "label": "home"}],',
     '   "memberships": [{"club": "Northfield", "kind": "full", "start_date": "2024-01-01", "end_date": null}]}',
+    'or a spreadsheet saved as CSV (`export --format csv` writes one), with a header row naming',
+    'its columns: id, member_number, first_name, last_name, email, phone, address, chat_id,',
+    'planner_id, club, kind, start_date, end_date (any of them, in any order; `,` or `;`; UTF-8,',
+    'with or without a byte order mark). One row per membership: rows with the same member_number',
+    '(or id) are one person and must agree; email, phone and address are the first contact of',
+    'that kind (an empty cell removes it; the others are not touched); club, kind, start_date and',
+    'end_date come together. A file ending .csv is CSV, .json JSON; otherwise JSON if it begins',
+    'with [ (or {), else CSV.',
     "A record whose id (the directory's, as `export` writes it) or member_number names a person",
-    'is the whole truth about them: names, chat_id, planner_id, member_number, contacts and',
-    'memberships are made to match (unchanged contacts and memberships keep their ids). A record',
-    'naming nobody adds a person; an id the directory does not have is an error.',
-    'first_name and last_name are required; role is member (default) or admin; contact kinds are',
-    'email, phone, address; dates are YYYY-MM-DD and end_date (empty: open-ended) is not before',
-    'start_date; a chat_id or member_number may be used once. Clubs are created by name.',
-    'Every record is checked first; if any is wrong, nothing is written and each problem is shown',
-    'with its record number (counted from 0). Otherwise everything is written in one transaction',
-    'and audited as made by the command line (cli). The summary counts the people added, updated,',
-    'unchanged and erased.',
+    'updates the fields it carries: a field (or column) it leaves out is kept as it is, null (an',
+    'empty cell) clears it, and contacts and memberships, when present, are the whole list',
+    '(unchanged ones keep their ids). A record naming nobody adds a person (first_name and',
+    'last_name required); an id the directory does not have is an error. A person added who shares',
+    'an email, or both names, with a member is listed as a possible duplicate (and added).',
+    'role is member (default) or admin (JSON only); contact kinds are email, phone, address; dates',
+    'are YYYY-MM-DD and end_date (empty: open-ended) is not before start_date; a chat_id or',
+    'member_number may be used once. Clubs are created by name. One record may take at most',
+    '1 MiB of the file.',
+    'FILE is read once (a pipe will do). Every record is checked first; if any is wrong, nothing is',
+    'written and each problem is shown with its record (counted from 0) or row (the header being',
+    'row 1). Otherwise everything is written in one transaction and audited as made by the command',
+    'line (cli). The summary counts the people added, updated, unchanged and erased.',
   ].join('\n'),
   options: {
     'dry-run': {
@@ -63,7 +75,7 @@ export const importCommand: Command = {
     let result: ImportPeopleOutput;
     try {
       result = await container.get(ImportPeople).execute({
-        records: personFile(file),
+        records: await peopleFrom(fileSource(file), { extension: extensionOf(file) }),
         dryRun,
         removeMissing: values['remove-missing'] === true,
         onChange: (change) => report(io.stdout, change, dryRun),
@@ -76,6 +88,7 @@ export const importCommand: Command = {
         },
       });
     } catch (error) {
+      if (error instanceof UnreadableInput) throw new CliFailure(error.message);
       if (error instanceof InvalidInput) {
         const count = error.messages.length;
         const what = count === 1 ? '1 problem' : `${count} problems`;
@@ -85,9 +98,15 @@ export const importCommand: Command = {
     } finally {
       progress?.stop();
     }
-    const { added, updated, unchanged, erased, kept } = result;
+    const { added, updated, unchanged, erased, kept, possibleDuplicates } = result;
     const elapsed = () => (Number(process.hrtime.bigint() - started) / 1e9).toFixed(1);
-    const keptNote = kept > 0 ? `; ${kept} not named but kept, as they hold an account` : '';
+    const keptNote =
+      (kept > 0 ? `; ${kept} not named but kept, as they hold an account` : '') +
+      (possibleDuplicates === 1
+        ? '; 1 possible duplicate (listed above)'
+        : possibleDuplicates > 1
+          ? `; ${possibleDuplicates} possible duplicates (listed above)`
+          : '');
     if (dryRun) {
       printLine(
         io.stdout,
@@ -120,7 +139,16 @@ function describeChange({ field, old, new: value }: FieldChange): string {
   return `${field}: ${describe(old)} -> ${describe(value)}`;
 }
 
-/** A dry run shows every change; a real import only the members it kept for their account. */
+/** The file's extension, lower case, without its dot ("" for none). */
+function extensionOf(file: string): string {
+  const match = /\.([^./\\]+)$/.exec(file);
+  return match === null ? '' : match[1].toLowerCase();
+}
+
+/**
+ * A dry run shows every change; a real import only the members it kept for their account and the
+ * possible duplicates it added.
+ */
 async function report(out: CliOutput, change: PlannedChange, dryRun: boolean): Promise<void> {
   if (change.kind === 'keep') {
     const { id, firstName, lastName } = change.person;
@@ -130,12 +158,19 @@ async function report(out: CliOutput, change: PlannedChange, dryRun: boolean): P
     );
     return;
   }
+  if (change.kind === 'duplicate') {
+    await writeText(
+      out,
+      `${change.where}: possible duplicate of person ${change.personId} (${change.firstName} ${change.lastName}): ${change.reason}\n`,
+    );
+    return;
+  }
   if (!dryRun) return;
   if (change.kind === 'add') {
-    await writeText(out, `record ${change.index}: add ${change.firstName} ${change.lastName}\n`);
+    await writeText(out, `${change.where}: add ${change.firstName} ${change.lastName}\n`);
   } else if (change.kind === 'update') {
     const lines = change.changes.map(
-      (c) => `record ${change.index}, person ${change.personId}: ${describeChange(c)}\n`,
+      (c) => `${change.where}, person ${change.personId}: ${describeChange(c)}\n`,
     );
     await writeText(out, lines.join(''));
   } else {

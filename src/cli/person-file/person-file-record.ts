@@ -78,6 +78,17 @@ function optionalText(field: string, value: unknown, errors: string[]): string |
   return checked.text === '' ? null : checked.text;
 }
 
+/** A name a record may leave out (kept, or required to add someone: the import's to say). */
+function name(field: string, value: unknown, errors: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  return requiredName(field, value, errors);
+}
+
+/** A field a record may leave out: kept as it is (SPEC §6). */
+function present<T>(value: unknown, read: () => T): T | undefined {
+  return value === undefined ? undefined : read();
+}
+
 function requiredName(field: string, value: unknown, errors: string[]): string {
   if (value === undefined || value === null) {
     errors.push(`${field} is required`);
@@ -120,8 +131,8 @@ function memberNumber(value: unknown, errors: string[]): string | null {
   return checked.value;
 }
 
-function role(value: unknown, errors: string[]): Role {
-  if (value === undefined || value === null) return 'member';
+function role(value: unknown, errors: string[]): Role | undefined {
+  if (value === undefined || value === null) return undefined;
   if (!(ROLES as readonly unknown[]).includes(value)) {
     errors.push(`role must be one of ${ROLES.join(', ')}`);
     return 'member';
@@ -204,19 +215,27 @@ export function checkPersonRecord(value: unknown): { record: CheckedRecord } | {
   if (!isObject(value)) return { errors: ['must be an object with first_name and last_name'] };
   const errors: string[] = [];
   unknownFields('', value, RECORD_FIELDS, errors);
+  // A field the record leaves out is kept as it is (SPEC §6): undefined, not null.
   const record: CheckedRecord = {
     id: personId(value.id, errors),
-    memberNumber: memberNumber(value.member_number, errors),
-    firstName: requiredName('first_name', value.first_name, errors),
-    lastName: requiredName('last_name', value.last_name, errors),
-    chatId: externalId('chat_id', value.chat_id, errors),
-    plannerId: externalId('planner_id', value.planner_id, errors),
+    memberNumber: present(value.member_number, () => memberNumber(value.member_number, errors)),
+    firstName: name('first_name', value.first_name, errors),
+    lastName: name('last_name', value.last_name, errors),
+    chatId: present(value.chat_id, () => externalId('chat_id', value.chat_id, errors)),
+    plannerId: present(value.planner_id, () => externalId('planner_id', value.planner_id, errors)),
     role: role(value.role, errors),
-    contacts: list('contacts', value.contacts, errors).map((c, i) => contact(`contacts[${i}]`, c, errors)),
-    memberships: list('memberships', value.memberships, errors).map((m, i) =>
-      membership(`memberships[${i}]`, m, errors),
+    contacts: present(value.contacts, () =>
+      list('contacts', value.contacts, errors).map((c, i) => contact(`contacts[${i}]`, c, errors)),
+    ),
+    memberships: present(value.memberships, () =>
+      list('memberships', value.memberships, errors).map((m, i) =>
+        membership(`memberships[${i}]`, m, errors),
+      ),
     ),
   };
+  for (const key of Object.keys(record) as (keyof CheckedRecord)[]) {
+    if (record[key] === undefined) delete record[key];
+  }
   return errors.length > 0 ? { errors } : { record };
 }
 

@@ -1,24 +1,97 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import { InvalidInput } from '../../domain/errors';
 import { CliFailure } from '../cli-errors';
 import { describeFileError } from '../commands/file-errors';
 
 export const NOT_AN_ARRAY = 'the file must hold a JSON array of people';
 
-const CHUNK_BYTES = 1024 * 1024;
+/** SPEC §6: one record may take at most 1 MiB of the file. */
+export const RECORD_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Bytes to read people from: a file, or a request's body. `name` is how messages name it ("the
+ * request body", or the file's path).
+ */
+export interface ByteSource {
+  name: string;
+  chunks(): AsyncIterable<Buffer>;
+}
+
+/** The input cannot be read as what it should be (not UTF-8, not JSON, not CSV): one line says why. */
+export class UnreadableInput extends InvalidInput {}
+
+/** A file, read once, in chunks; a failure to open or read it is the command line's to explain. */
+export function fileSource(file: string, chunkBytes = 1024 * 1024): ByteSource {
+  return {
+    name: file,
+    chunks: async function* () {
+      try {
+        for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }))
+          yield chunk as Buffer;
+      } catch (error) {
+        throw new CliFailure(describeFileError(error, file, 'read'));
+      }
+    },
+  };
+}
+
+/** A buffer already read (a request's body), handed on in pieces like a file. */
+export function bufferSource(name: string, buffer: Buffer, chunkBytes = 1024 * 1024): ByteSource {
+  return {
+    name,
+    chunks: async function* () {
+      for (let start = 0; start < buffer.length; start += chunkBytes) {
+        yield buffer.subarray(start, start + chunkBytes);
+      }
+    },
+  };
+}
+
+/**
+ * The UTF-8 text of a source, in pieces, each whole characters: checked with isUtf8 and decoded by
+ * Buffer#toString, both native and fast (TextDecoder with `fatal` took a sixth of the reading's
+ * time). A character cut by a chunk's end waits for the next chunk. Bytes that are not UTF-8 are
+ * refused naming their line, counted as the bytes go by (the source is never read twice).
+ */
+export async function* utf8Text(source: ByteSource): AsyncIterable<string> {
+  let carried: Buffer | null = null;
+  let lines = 1;
+  for await (const read of source.chunks()) {
+    const bytes: Buffer = carried === null ? read : Buffer.concat([carried, read]);
+    const end = completeCharactersEnd(bytes);
+    const whole = bytes.subarray(0, end);
+    if (!isUtf8(whole)) throw notUtf8(source, lines + firstLineNotUtf8(whole));
+    for (let at = whole.indexOf(0x0a); at !== -1; at = whole.indexOf(0x0a, at + 1)) lines += 1;
+    carried = end < bytes.length ? Buffer.from(bytes.subarray(end)) : null;
+    yield whole.toString('utf8');
+  }
+  if (carried !== null) throw notUtf8(source, lines);
+}
+
+function notUtf8(source: ByteSource, line: number): UnreadableInput {
+  return new UnreadableInput(`${source.name} is not UTF-8 text (line ${line}); save it as UTF-8`);
+}
+
 const [QUOTE, BACKSLASH, COMMA, NEWLINE] = ['"', '\\', ',', '\n'].map((c) => c.charCodeAt(0));
 const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['{', '}', '[', ']'].map((c) =>
   c.charCodeAt(0),
 );
 
+/** An element of the array, or the index of one larger than RECORD_MAX_BYTES (not parsed). */
+export type ArrayElement = { index: number; value: unknown } | { index: number; tooLarge: true };
+
 /**
- * The elements of the JSON array in FILE, one at a time, each with its index: the file is read in
- * chunks and only the element being read is held, so that memory does not grow with the file.
- * Any valid JSON array is read; a file that is not UTF-8, not JSON or not an array is refused in
- * one line (with the line and column of the first problem), before or while the elements come.
+ * The elements of the JSON array in FILE (or another source), one at a time, each with its index:
+ * read once, in chunks, and only the element being read is held, so that memory does not grow with
+ * the file; an element larger than RECORD_MAX_BYTES is passed over (its index handed on), never
+ * held. Any valid JSON array is read; input that is not UTF-8, not JSON or not an array is
+ * refused in one line (with the line and column of the first problem), before or while the
+ * elements come.
  */
-export async function* readJsonArray(file: string): AsyncIterable<{ index: number; value: unknown }> {
+export async function* readJsonArray(input: string | ByteSource): AsyncIterable<ArrayElement> {
+  const source = typeof input === 'string' ? fileSource(input) : input;
+  const file = source.name;
   let state: 'start' | 'array' | 'end' = 'start';
   let line = 1;
   let lineStart = 0;
@@ -28,13 +101,19 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
   let inString = false;
   let escaped = false;
   let pieces: string[] = [];
+  let piecesLength = 0;
+  let tooLarge = false;
   let elementLine = 1;
   let elementColumn = 1;
 
   const fail = (message: string, at: { line: number; column: number }): never => {
-    throw new CliFailure(`${file} is not valid JSON: ${message} (line ${at.line}, column ${at.column})`);
+    throw new UnreadableInput(`${file} is not valid JSON: ${message} (line ${at.line}, column ${at.column})`);
   };
-  const parseElement = (text: string, isLast: boolean): { index: number; value: unknown } | null => {
+  const parseElement = (text: string, isLast: boolean): ArrayElement | null => {
+    // Characters are at least a byte each: a text this long is too large before it is measured.
+    if (tooLarge || (text.length > RECORD_MAX_BYTES / 4 && Buffer.byteLength(text) > RECORD_MAX_BYTES)) {
+      return { index: index++, tooLarge: true };
+    }
     // Positions count from the element's first character, past the white space before it.
     const leading = /^[ \t\r\n]*/.exec(text)?.[0] ?? '';
     const lines = leading.split('\n');
@@ -68,37 +147,7 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
     }
   };
 
-  let stream: AsyncIterable<Buffer>;
-  try {
-    stream = createReadStream(file, { highWaterMark: CHUNK_BYTES });
-  } catch (error) {
-    throw new CliFailure(describeFileError(error, file, 'read'));
-  }
-  const chunks = async function* () {
-    // Checked with isUtf8 and decoded by Buffer#toString, both native and fast: TextDecoder with
-    // `fatal` took a sixth of the reading's time. A character cut by the chunk's end waits for
-    // the next chunk.
-    let carried: Buffer | null = null;
-    try {
-      for await (const read of stream as AsyncIterable<Buffer>) {
-        const bytes: Buffer = carried === null ? read : Buffer.concat([carried, read]);
-        const end = completeCharactersEnd(bytes);
-        if (!isUtf8(bytes.subarray(0, end))) throw new NotUtf8();
-        carried = end < bytes.length ? Buffer.from(bytes.subarray(end)) : null;
-        yield bytes.toString('utf8', 0, end);
-      }
-      if (carried !== null) throw new NotUtf8();
-    } catch (error) {
-      if (error instanceof NotUtf8) {
-        throw new CliFailure(
-          `${file} is not UTF-8 text (line ${await firstLineNotUtf8(file)}); save it as UTF-8`,
-        );
-      }
-      throw new CliFailure(describeFileError(error, file, 'read'));
-    }
-  };
-
-  for await (let text of chunks()) {
+  for await (let text of utf8Text(source)) {
     // A byte order mark, as some Windows editors write, is not part of the JSON.
     if (offset === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     let from = 0;
@@ -133,6 +182,8 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
           pieces.push(text.slice(from, i));
           const element = parseElement(pieces.join(''), c === CLOSE_BRACKET);
           pieces = [];
+          piecesLength = 0;
+          tooLarge = false;
           if (element !== null) yield element;
           from = i + 1;
           elementLine = line;
@@ -143,8 +194,7 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
         }
       } else if (c === 0x20 || c === 0x09 || c === 0x0d || c === NEWLINE) {
       } else if (state === 'start') {
-        if (c !== OPEN_BRACKET)
-          throw new CliFailure(`1 problem in ${file}; nothing was imported`, [NOT_AN_ARRAY]);
+        if (c !== OPEN_BRACKET) throw new InvalidInput(NOT_AN_ARRAY);
         state = 'array';
         from = i + 1;
         elementLine = line;
@@ -153,14 +203,20 @@ export async function* readJsonArray(file: string): AsyncIterable<{ index: numbe
         fail('unexpected text after the array', { line, column: offset + i + 1 - lineStart });
       }
     }
-    if (state === 'array') pieces.push(text.slice(from));
+    if (state === 'array' && !tooLarge) {
+      // The element goes on in the next chunk; past the limit it is no longer kept, only walked.
+      const piece = text.slice(from);
+      piecesLength += piece.length;
+      if (piecesLength > RECORD_MAX_BYTES) {
+        tooLarge = true;
+        pieces = [];
+      } else pieces.push(piece);
+    }
     offset += text.length;
   }
-  if (state === 'start') throw new CliFailure(`1 problem in ${file}; nothing was imported`, [NOT_AN_ARRAY]);
+  if (state === 'start') throw new InvalidInput(NOT_AN_ARRAY);
   if (state === 'array') fail('the file ends inside the array', { line, column: offset + 1 - lineStart });
 }
-
-class NotUtf8 extends Error {}
 
 /**
  * Where the last whole UTF-8 character of `bytes` ends: before a lead byte whose continuation
@@ -178,9 +234,9 @@ function completeCharactersEnd(bytes: Buffer): number {
   return bytes.length;
 }
 
-async function firstLineNotUtf8(file: string): Promise<number> {
-  const bytes = await readFile(file);
-  let line = 1;
+/** The line (counted from 0 within `bytes`) of the first bytes that are not UTF-8. */
+function firstLineNotUtf8(bytes: Buffer): number {
+  let line = 0;
   let start = 0;
   for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
     if (!isUtf8(bytes.subarray(start, end === -1 ? bytes.length : end))) return line;

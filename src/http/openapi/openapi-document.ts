@@ -1,5 +1,6 @@
 import { HEADERS } from './headers';
 import { changesPaths } from './changes-paths';
+import { importsPaths } from './imports-paths';
 import { keysPaths } from './keys-paths';
 import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
@@ -17,7 +18,7 @@ call it.
   \`Authorization: Bearer <token>\` on every other call. On this page: **Authorize**, and paste
   the token alone (\`mdk_...\`), without the word Bearer.
 - Every error, on every route, is \`{"errors": ["message", ...]}\`.
-- Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies), at most 16 KiB (413).
+- Request bodies are JSON (PATCH /people/{id} also takes form-encoded bodies; POST /imports also CSV), at most 16 KiB (413), and 10 MiB on POST /imports.
 - An unknown route answers 404; a known route with another method answers 405 with \`Allow\`.
 - Each key may make a limited number of requests a minute (setting RATE_LIMIT_PER_MINUTE, default
   1200); every answer to a bearer-authenticated request carries \`RateLimit\` and
@@ -60,6 +61,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     ...changesPaths(),
     ...keysPaths(),
     ...servicePaths(),
+    ...importsPaths(),
   };
   return {
     openapi: '3.1.0',
@@ -74,6 +76,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
       {
         name: 'Webhooks',
         description: 'What the service POSTs to the URL of a webhook subscription, and what it expects back.',
+      },
+      {
+        name: 'Secretary',
+        description:
+          "The membership secretary's work: import, export, erasure and subject access (permission manage).",
       },
     ],
     paths,

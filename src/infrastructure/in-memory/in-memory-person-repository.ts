@@ -3,6 +3,7 @@ import type {
   NewPerson,
   PersonIdentity,
   PersonQuery,
+  Lookalike,
   PersonReplacement,
   PersonRepository,
 } from '../../application/ports/person-repository';
@@ -149,6 +150,35 @@ export class InMemoryPersonRepository implements PersonRepository {
       .map(identity);
   }
 
+  async findLookalikes(keys: {
+    emails: string[];
+    names: { first: string; last: string }[];
+  }): Promise<Lookalike[]> {
+    const emails = new Set(keys.emails);
+    const names = new Set(keys.names.map((n) => JSON.stringify([n.first, n.last])));
+    const found: Lookalike[] = [];
+    for (const p of this.byId()) {
+      if (!isVisible(p)) continue;
+      const folded = {
+        id: p.id,
+        firstName: p.firstName,
+        lastName: p.lastName,
+        foldedFirstName: foldCase(p.firstName),
+        foldedLastName: foldCase(p.lastName),
+        foldedEmails: p.contacts
+          .filter((c) => c.kind === 'email' && emails.has(foldCase(c.value)))
+          .map((c) => foldCase(c.value)),
+      };
+      if (
+        folded.foldedEmails.length > 0 ||
+        names.has(JSON.stringify([folded.foldedFirstName, folded.foldedLastName]))
+      ) {
+        found.push(folded);
+      }
+    }
+    return found;
+  }
+
   async membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
     return this.byId()
       .filter(
@@ -186,8 +216,11 @@ export class InMemoryPersonRepository implements PersonRepository {
       Object.assign(person, fields);
       const removedContacts = new Set(replacement.removeContacts);
       const removedMemberships = new Set(replacement.removeMemberships);
+      const changedContacts = new Map(replacement.changeContacts.map((c) => [c.id, c.value]));
       person.contacts = [
-        ...person.contacts.filter((c) => !removedContacts.has(c.id)),
+        ...person.contacts
+          .filter((c) => !removedContacts.has(c.id))
+          .map((c) => (changedContacts.has(c.id) ? { ...c, value: changedContacts.get(c.id) as string } : c)),
         ...replacement.addContacts.map((c) => ({ id: this.store.id('contact'), ...c })),
       ];
       const added = replacement.addMemberships.map((m) => ({

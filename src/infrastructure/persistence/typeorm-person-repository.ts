@@ -6,6 +6,7 @@ import type {
   NewPerson,
   PersonIdentity,
   PersonQuery,
+  Lookalike,
   PersonReplacement,
   PersonRepository,
 } from '../../application/ports/person-repository';
@@ -268,6 +269,43 @@ export class TypeOrmPersonRepository implements PersonRepository {
     ]);
   }
 
+  findLookalikes(keys: { emails: string[]; names: { first: string; last: string }[] }): Promise<Lookalike[]> {
+    return withDatabaseErrors(async () => {
+      if (keys.emails.length === 0 && keys.names.length === 0) return [];
+      // Compared with the folded copies the writers store (SPEC §1's case folding, done in
+      // JavaScript): emails through their index, names joined to the wanted pairs.
+      const rows: {
+        id: number;
+        first_name: string;
+        last_name: string;
+        first_name_folded: string;
+        last_name_folded: string;
+        emails: string[];
+      }[] = await this.manager.query(
+        `SELECT p.id, p.first_name, p.last_name, p.first_name_folded, p.last_name_folded,
+                ARRAY(SELECT c.value_folded FROM contacts c
+                       WHERE c.person_id = p.id AND c.kind = 'email' AND c.value_folded = ANY($1::text[])
+                       ORDER BY c.id) AS emails
+           FROM people p
+          WHERE p.role = 'member' AND p.erased_at IS NULL
+            AND (p.id IN (SELECT c.person_id FROM contacts c
+                           WHERE c.kind = 'email' AND c.value_folded = ANY($1::text[]))
+                 OR (p.first_name_folded, p.last_name_folded) IN
+                    (SELECT v.first, v.last FROM unnest($2::text[], $3::text[]) AS v(first, last)))
+          ORDER BY p.id`,
+        [keys.emails, keys.names.map((n) => n.first), keys.names.map((n) => n.last)],
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        foldedFirstName: row.first_name_folded,
+        foldedLastName: row.last_name_folded,
+        foldedEmails: row.emails,
+      }));
+    });
+  }
+
   membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
     return this.identities(
       `p.role = 'member' AND p.erased_at IS NULL AND p.username IS NULL
@@ -336,6 +374,20 @@ export class TypeOrmPersonRepository implements PersonRepository {
       const removedContacts = replacements.flatMap((r) => r.removeContacts);
       if (removedContacts.length > 0) {
         await this.manager.query('DELETE FROM contacts WHERE id = ANY($1::int[])', [removedContacts]);
+      }
+      const changedContacts = replacements.flatMap((r) => r.changeContacts);
+      if (changedContacts.length > 0) {
+        await this.manager.query(
+          `UPDATE contacts c SET value = v.value,
+                  value_folded = CASE WHEN c.kind = 'email' THEN v.folded END
+             FROM unnest($1::int[], $2::text[], $3::text[]) AS v(id, value, folded)
+            WHERE c.id = v.id`,
+          [
+            changedContacts.map((c) => c.id),
+            changedContacts.map((c) => c.value),
+            changedContacts.map((c) => foldCase(c.value)),
+          ],
+        );
       }
       const removedMemberships = replacements.flatMap((r) => r.removeMemberships);
       if (removedMemberships.length > 0) {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { CreateAccount } from '../../../src/application/accounts/create-account';
+import { InMemorySpools } from '../../../src/infrastructure/in-memory/in-memory-spools';
 import { ImportPeople } from '../../../src/application/people/import-people';
 import { SystemClock } from '../../../src/infrastructure/system-clock';
 import { fromArray } from '../../unit/import/import-fixture';
@@ -82,7 +83,7 @@ describe.each(testDatabases)('chat_ids of hidden people on $name', (target) => {
       ...fields,
     });
 
-    await new ImportPeople(unitOfWork(), new SystemClock('UTC')).execute({
+    await new ImportPeople(unitOfWork(), new SystemClock('UTC'), new InMemorySpools()).execute({
       records: fromArray([
         record({ role: 'admin', chat_id: memberChat }),
         record({ role: 'member', chat_id: adminChat }),
@@ -98,7 +99,7 @@ describe.each(testDatabases)('chat_ids of hidden people on $name', (target) => {
     const chatId = uniqueName('chat');
     await t.addPeople([newPerson({ chatId })]);
     await expect(
-      new ImportPeople(unitOfWork(), new SystemClock('UTC')).execute({
+      new ImportPeople(unitOfWork(), new SystemClock('UTC'), new InMemorySpools()).execute({
         records: fromArray([
           { first_name: 'A', last_name: 'B', chat_id: chatId, contacts: [], memberships: [] },
         ]),

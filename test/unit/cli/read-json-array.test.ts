@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readJsonArray } from '../../../src/cli/person-file/read-json-array';
+import { bufferSource, RECORD_MAX_BYTES, readJsonArray } from '../../../src/cli/person-file/read-json-array';
 
 const directory = mkdtempSync(join(tmpdir(), 'read-json-array-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -14,11 +14,11 @@ function file(content: string | Buffer): string {
   return path;
 }
 
-async function read(path: string): Promise<unknown[]> {
+async function read(path: Parameters<typeof readJsonArray>[0]): Promise<unknown[]> {
   const values: unknown[] = [];
-  for await (const { index, value } of readJsonArray(path)) {
-    expect(index).toBe(values.length);
-    values.push(value);
+  for await (const element of readJsonArray(path)) {
+    expect(element.index).toBe(values.length);
+    values.push('value' in element ? element.value : 'too large');
   }
   return values;
 }
@@ -78,9 +78,36 @@ describe('readJsonArray', () => {
     ['an empty file', ''],
   ])('refuses %s as not an array of people', async (_name, content) => {
     await expect(read(file(content))).rejects.toMatchObject({
-      message: expect.stringMatching(/^1 problem in .*; nothing was imported$/),
-      details: ['the file must hold a JSON array of people'],
+      messages: ['the file must hold a JSON array of people'],
     });
+  });
+
+  it('hands on the index of an element larger than 1 MiB without holding it, and reads on', async () => {
+    const big = { text: 'x'.repeat(RECORD_MAX_BYTES) };
+    // Under 1 MiB in characters, over it in bytes.
+    const wide = { text: 'é'.repeat(RECORD_MAX_BYTES / 2) };
+    const fits = { text: 'y'.repeat(RECORD_MAX_BYTES - 100) };
+    expect(await read(file(JSON.stringify([1, big, 2, wide, fits, 3])))).toEqual([
+      1,
+      'too large',
+      2,
+      'too large',
+      fits,
+      3,
+    ]);
+  });
+
+  it('reads a request body as it reads a file, naming it in its messages', async () => {
+    const values: unknown[] = [];
+    for await (const element of readJsonArray(
+      bufferSource('the request body', Buffer.from('[1, {"a": 2}]'), 3),
+    )) {
+      values.push('value' in element ? element.value : null);
+    }
+    expect(values).toEqual([1, { a: 2 }]);
+    await expect(read(bufferSource('the request body', Buffer.from('[1, }]')) as never)).rejects.toThrow(
+      /^the request body is not valid JSON: /,
+    );
   });
 
   it('names the first line that is not UTF-8', async () => {

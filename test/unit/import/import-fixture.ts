@@ -5,23 +5,25 @@ import {
   type PersonFileRecord,
   toPersonRecord,
 } from '../../../src/cli/person-file/person-file-record';
+import { InMemorySpools } from '../../../src/infrastructure/in-memory/in-memory-spools';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
 import { FakeClock } from '../support/fake-clock';
 
-/** Records of a file, as the command line's reader hands them to the import (read at each call). */
-export function fromArray(values: unknown[]): () => AsyncIterable<IncomingRecord> {
-  return async function* () {
-    for (const [index, value] of values.entries()) {
-      const checked = checkPersonRecord(value);
-      yield 'errors' in checked ? { index, problems: checked.errors } : { index, person: checked.record };
-    }
-  };
+/** Records of a file, as the command line's reader hands them to the import (read once). */
+export async function* fromArray(values: unknown[]): AsyncIterable<IncomingRecord> {
+  for (const [index, value] of values.entries()) {
+    const checked = checkPersonRecord(value);
+    const where = `record ${index}`;
+    yield 'errors' in checked
+      ? { index, where, problems: checked.errors.map((e) => `${where}: ${e}`) }
+      : { index, where, person: checked.record };
+  }
 }
 
 export function importFixture() {
   const directory = new InMemoryDirectory();
-  const importer = new ImportPeople(directory.unitOfWork, new FakeClock());
-  const exportPeople = new ExportPeople(directory.unitOfWork);
+  const importer = new ImportPeople(directory.unitOfWork, new FakeClock(), new InMemorySpools());
+  const exportPeople = new ExportPeople(directory.unitOfWork, new FakeClock());
   return {
     directory,
     importPeople: {

@@ -21,7 +21,7 @@ describe('ImportPeople', () => {
       ],
     });
 
-    expect(result).toEqual({ added: 3, updated: 0, unchanged: 0, erased: 0, kept: 0 });
+    expect(result).toEqual({ added: 3, updated: 0, unchanged: 0, erased: 0, kept: 0, possibleDuplicates: 0 });
     const people = [];
     for await (const person of directory.people.streamAll()) people.push(person);
     expect(people.map((p) => [p.firstName, p.chatId, p.plannerId, p.role])).toEqual([
