@@ -511,8 +511,8 @@ if (!hasChromium) {
 
     // A bad file, dropped on the page: the API's messages, by row and column.
     const bad = [
-      'member_number,first_name,last_name,club,start_date',
-      `${uniqueName('M')},Bad,Date,Harvard,2024-13-45`,
+      'member_number,first_name,last_name,club,kind,start_date,end_date',
+      `${uniqueName('M')},Bad,Date,Harvard,full,2024-13-45,`,
       '',
     ].join('\n');
     const dataTransfer = await desk.evaluateHandle((text) => {
