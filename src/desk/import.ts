@@ -36,9 +36,31 @@ async function contentTypeOf(file: File): Promise<string> {
   return start.startsWith('[') ? 'application/json' : 'text/csv; charset=utf-8';
 }
 
+/** A value the API sends as JSON text (memberships and contacts), read back; other text as it is. */
+function structured(value: string): unknown {
+  if (!/^\s*[[{]/.test(value)) return value;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    const isRecord = (item: unknown) => item !== null && typeof item === 'object';
+    return isRecord(parsed) && (!Array.isArray(parsed) || parsed.every(isRecord)) ? parsed : value;
+  } catch {
+    return value;
+  }
+}
+
+/** A field's old or new value in words: memberships and contacts as lists of their fields, not JSON. */
 function shown(value: unknown): string {
-  if (value === null || value === undefined) return '(empty)';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'string' && value !== '') {
+    const read = structured(value);
+    if (read !== value) return shown(read);
+  }
+  if (value === null || value === undefined || value === '') return '(empty)';
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(shown).join('; ');
+  if (typeof value === 'object')
+    return Object.entries(value)
+      .map(([name, field]) => `${name} ${shown(field)}`)
+      .join(', ');
+  return String(value);
 }
 
 function who(change: {

@@ -154,6 +154,9 @@ if (!hasChromium) {
       );
     });
     expect(`${name}: ${wider.join(', ')}`).toBe(`${name}: `);
+    // And no text running past the edge either.
+    const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth);
+    expect(`${name} is ${width} px wide`).toBe(`${name} is ${VIEWPORT.width} px wide`);
   }
 
   /** Waits until the page says `text` in a live region: an alert (errors) or a status (news). */
@@ -489,6 +492,9 @@ if (!hasChromium) {
     expect(report).toContain(`Williamina ${newcomer}, row 3`);
     expect(report).toMatch(new RegExp(`Henrietta Leavitt, person ${existing.id}, row 2`));
     expect(report).toMatch(/last_name: Swan → Leavitt/);
+    expect(report).toMatch(
+      /memberships: \(none\) → club Harvard, kind full, start_date 2024-01-01, end_date \(empty\)/,
+    );
     await step(desk, 'import-dry-run');
     // Nothing written yet.
     const reader = await t.tokenWith(['read']);
