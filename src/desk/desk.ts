@@ -1,5 +1,6 @@
 import { ApiFailure, basicCredentials, call, type IssuedKey, json, PERMISSIONS } from './api';
 import { field, fill, h } from './dom';
+import { exportView } from './export';
 import { importView } from './import';
 import { busy, Messages } from './messages';
 import { PersonView } from './person';
@@ -11,11 +12,12 @@ const root = document.getElementById('desk') as HTMLElement;
 // Problems nothing else caught: said on the page rather than left in the console.
 const pageProblems = new Messages();
 
-type Tab = 'search' | 'renewals' | 'import';
+type Tab = 'search' | 'renewals' | 'import' | 'export';
 const TABS: { tab: Tab; label: string }[] = [
   { tab: 'search', label: 'Search' },
   { tab: 'renewals', label: 'Renewals' },
   { tab: 'import', label: 'Import' },
+  { tab: 'export', label: 'Export' },
 ];
 
 let session: Session | null = null;
@@ -207,7 +209,9 @@ function deskView(tab: Tab, focus = false): void {
               h('h2', { tabindex: -1 }, 'Renewals'),
               h('p', { class: 'missing' }, 'Renewals need the read permission, which this key lacks.'),
             )
-        : importView(current);
+        : tab === 'import'
+          ? importView(current)
+          : exportView(current);
   fill(content, section);
   fill(
     root,

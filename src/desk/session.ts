@@ -4,7 +4,7 @@ import { ApiFailure, type CallOptions, call, type Permission } from './api';
 export const NEEDED_FOR: Record<Permission, string> = {
   read: 'searching and opening people, renewals',
   write: 'correcting names and chat IDs',
-  manage: 'imports, erasing, subject-access exports and the history of changes',
+  manage: 'imports, exports, erasing, subject-access exports and the history of changes',
 };
 
 /**

@@ -164,7 +164,7 @@ if (!hasChromium) {
     await page.getByRole(role).filter({ hasText: text }).first().waitFor();
   }
 
-  async function tab(page: Page, name: 'Search' | 'Renewals' | 'Import'): Promise<void> {
+  async function tab(page: Page, name: 'Search' | 'Renewals' | 'Import' | 'Export'): Promise<void> {
     await page.getByRole('navigation', { name: 'Tasks' }).getByRole('button', { name }).click();
   }
 
@@ -277,6 +277,8 @@ if (!hasChromium) {
     await tab(page, 'Import');
     await expect(page.getByText('Importing needs the manage permission').count()).resolves.toBe(1);
     await expect(page.getByLabel(/Roster file/).count()).resolves.toBe(0);
+    await tab(page, 'Export');
+    await expect(page.getByText('Exporting needs the manage permission').count()).resolves.toBe(1);
     await page.close();
   });
 
@@ -602,6 +604,43 @@ if (!hasChromium) {
     });
     await said(desk, 'status', `Downloaded person-${person.id}-data.json.`);
     await step(desk, 'export-downloaded');
+  });
+
+  it('downloads the whole directory: everyone as CSV or JSON, the current members as CSV for a mail merge', async () => {
+    const surname = uniqueName('Export');
+    await addPerson({
+      firstName: 'Current',
+      lastName: surname,
+      memberNumber: uniqueName('M'),
+      memberships: [{ club: 'Harvard', kind: 'full', startDate: day(-10), endDate: day(100) }],
+    });
+    await addPerson({
+      firstName: 'Former',
+      lastName: surname,
+      memberships: [{ club: 'Harvard', kind: 'full', startDate: day(-100), endDate: day(-10) }],
+    });
+    await tab(desk, 'Export');
+    const saved = async (button: RegExp) => {
+      const downloading = desk.waitForEvent('download');
+      await desk.getByRole('button', { name: button }).click();
+      const download = await downloading;
+      const text = readFileSync(await download.path(), 'utf8');
+      return {
+        name: download.suggestedFilename(),
+        lines: text.split(/\r?\n/).filter((line) => line.includes(surname)),
+        text,
+      };
+    };
+    const everyone = await saved(/^Everyone, as CSV/);
+    expect(everyone.name).toBe(`members-${day(0)}.csv`);
+    expect(everyone.lines).toHaveLength(2);
+    const current = await saved(/^Current members/);
+    expect(current.lines).toEqual([expect.stringContaining('Current')]);
+    const json = await saved(/^Everyone, as JSON/);
+    expect(json.name).toBe(`members-${day(0)}.json`);
+    expect(json.text.split(surname)).toHaveLength(3);
+    await said(desk, 'status', `Downloaded members-${day(0)}.json.`);
+    await step(desk, 'export-directory');
   });
 
   it('shows a name made of HTML as text, never as markup', async () => {
