@@ -43,6 +43,8 @@ function table(
   headings: string[],
   rows: (string | null)[][],
   captionShown = true,
+  // Columns kept on one line (dates); the others wrap, so that most tables fit a phone.
+  whole: number[] = [],
 ): HTMLElement {
   return h(
     'div',
@@ -67,7 +69,9 @@ function table(
           h(
             'tr',
             {},
-            row.map((cell) => h('td', {}, cell ?? '—')),
+            row.map((cell, column) =>
+              h('td', { class: whole.includes(column) ? 'whole' : null }, cell ?? '—'),
+            ),
           ),
         ),
       ),
@@ -165,15 +169,17 @@ export class PersonView {
         ? h('p', {}, 'No memberships.')
         : table(
             'Memberships',
-            ['Club', 'Kind', 'Start', 'End', 'Status'],
+            // Current or not first: on a phone it is what shows without scrolling.
+            ['Status', 'Club', 'Kind', 'Start', 'End'],
             person.memberships.map((membership) => [
+              membershipStatus(membership, today),
               membership.club.name,
               membership.kind,
               membership.start_date,
               membership.end_date ?? 'open-ended',
-              membershipStatus(membership, today),
             ]),
             false,
+            [3, 4],
           ),
       this.correction(person),
       this.history(),

@@ -383,8 +383,8 @@ if (!hasChromium) {
     expect(text).toContain('1 Vassar Street');
     const rows = await desk.getByRole('table', { name: 'Memberships' }).locator('tbody tr').allInnerTexts();
     expect(rows.map((row) => row.split('\t').map((cell) => cell.trim()))).toEqual([
-      ['Nantucket Atheneum', 'full', day(-2000), day(-1000), 'Ended'],
-      ['Nantucket Atheneum', 'honorary', day(-999), 'open-ended', 'Current'],
+      ['Ended', 'Nantucket Atheneum', 'full', day(-2000), day(-1000)],
+      ['Current', 'Nantucket Atheneum', 'honorary', day(-999), 'open-ended'],
     ]);
     const history = desk.getByRole('table', { name: /Audit entries/ });
     await history.waitFor();
