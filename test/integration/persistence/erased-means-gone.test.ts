@@ -149,7 +149,7 @@ describe.each(testDatabases)('erased means gone on $name', (target) => {
     expect(foundIn(await store.relationFiles(), erased)).toEqual(erased);
 
     expect(
-      (await cli(t.database, ['people', 'erase', String(member)], { container: t.container })).code,
+      (await cli(t.database, ['people', 'erase', String(member), '--yes'], { container: t.container })).code,
     ).toBe(0);
     const account = await cli(t.database, ['people', 'erase', String(holder.personId), '--yes'], {
       container: t.container,
