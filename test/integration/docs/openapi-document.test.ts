@@ -128,8 +128,8 @@ describe('the OpenAPI document', () => {
     expect(integers.length).toBeGreaterThan(10);
     expect(integers.filter(([, schema]) => schema.format !== 'int32').map(([where]) => where)).toEqual([
       '#/components/schemas/Change/properties/seq',
-      '#/components/schemas/WebhookChange/properties/seq',
       '#/components/schemas/PersonDataChange/properties/seq',
+      '#/components/schemas/WebhookChange/properties/seq',
     ]);
     expect(document.components.schemas.Change.properties).toMatchObject({
       seq: { format: 'int64', maximum: Number.MAX_SAFE_INTEGER },

@@ -69,7 +69,7 @@ describe.each(testDatabases)('erasure and subject access over HTTP on $name', (t
       const admin = await t.createAccount({ role: 'admin' });
       expect((await send(`/people/${admin.personId}${suffix}`).set(as(manager.token))).status).toBe(404);
       const id = await addMember();
-      expect((await cli(t.database, ['people', 'erase', String(id)])).code).toBe(0);
+      expect((await cli(t.database, ['people', 'erase', String(id), '--yes'])).code).toBe(0);
       expect((await send(`/people/${id}${suffix}`).set(as(manager.token))).status).toBe(404);
       const [{ username }] = await query('SELECT username FROM people WHERE id = $1', [admin.personId]);
       expect(username).toBe(admin.username);

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { PruneChanges } from '../../../src/application/changes/prune-changes';
+import type { ErasurePurge } from '../../../src/application/ports/erasure-purge';
+import { TYPES } from '../../../src/application/ports/tokens';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
@@ -149,7 +151,7 @@ describe.each(testDatabases)('erased means gone on $name', (target) => {
     expect(foundIn(await store.relationFiles(), erased)).toEqual(erased);
 
     expect(
-      (await cli(t.database, ['people', 'erase', String(member)], { container: t.container })).code,
+      (await cli(t.database, ['people', 'erase', String(member), '--yes'], { container: t.container })).code,
     ).toBe(0);
     const account = await cli(t.database, ['people', 'erase', String(holder.personId), '--yes'], {
       container: t.container,
@@ -157,6 +159,17 @@ describe.each(testDatabases)('erased means gone on $name', (target) => {
     expect(account.code).toBe(0);
     await t.database.dataSource.query('CHECKPOINT');
 
+    // On PostgreSQL a transaction of another test file, in another schema of the same database,
+    // that began before the erasure committed keeps the old row versions alive through its purge
+    // (docs/decisions.md says so): once it has ended, the next purge takes them. On PGlite nothing
+    // else runs: the first purge must do.
+    for (let retries = target.url === null ? 0 : 20; retries > 0; retries--) {
+      if (foundIn(await store.relationFiles(), erased).length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await t.database.dataSource.query('UPDATE directory_meta SET erasures = erasures + 1');
+      await t.container.get<ErasurePurge>(TYPES.ErasurePurge).purgeErasures();
+      await t.database.dataSource.query('CHECKPOINT');
+    }
     expect(foundIn(await store.relationFiles(), erased)).toEqual([]);
     // What was kept still answers.
     const [{ count }] = await t.database.dataSource.query(
