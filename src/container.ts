@@ -135,14 +135,15 @@ const WEBHOOK_POLL_MS = { postgres: 1000, pglite: 250 } as const;
 const RECENT_ACTIVITY_MS = 100;
 
 /**
- * Fair sharing (SPEC §4; docs/decisions.md, "Fair sharing between keys"): a key's requests are
- * served two at a time and up to 200 more wait their turn, so that another key's lookup waits
- * behind at most two of them.
+ * Fair sharing (SPEC §4; docs/decisions.md, "Fair sharing between keys"): while other keys are
+ * about, a key's requests are served two at a time and up to 200 more wait their turn, so that
+ * another key's lookup waits behind at most two of them; a key alone, 64 at a time.
  */
 const TURNS_PER_KEY = 2;
+const TURNS_ALONE = 64;
+const WAITING_PER_KEY = 200;
 /** On PGlite, one statement at a time: pages and feed pages are read in parts of this many. */
 const PGLITE_PAGE_PART = 250;
-const WAITING_PER_KEY = 200;
 
 /** Adapters a caller may replace: tests freeze the clock or share a throttle. */
 export interface ContainerOverrides {
@@ -212,7 +213,9 @@ export function createContainer(
   container.bind<StreamLimits>(APP.StreamLimits).toConstantValue(streams);
   container
     .bind<KeyTurns>(APP.KeyTurns)
-    .toConstantValue(new KeyTurns({ perKey: TURNS_PER_KEY, waitingPerKey: WAITING_PER_KEY }));
+    .toConstantValue(
+      new KeyTurns({ perKey: TURNS_PER_KEY, alone: TURNS_ALONE, waitingPerKey: WAITING_PER_KEY }),
+    );
   const activity = new RequestActivity();
   container.bind<RequestActivity>(APP.RequestActivity).toConstantValue(activity);
   // Long streams read their batches after the first one at a time in this process, whatever the

@@ -259,6 +259,11 @@ export class GateSession {
   private async run(message: Uint8Array): Promise<void> {
     clearTimeout(this.idleTimer);
     await this.gate.lock.acquire(this);
+    // PGlite runs a statement on this thread, and the next one queued would start as this one's
+    // answer is read, from microtasks, never letting node read the sockets: a key's loop of pages
+    // then held every other request unread for seconds (SPEC §4, fair sharing). One turn of the
+    // event loop first: requests that arrived meanwhile are read, and queue their statements.
+    await new Promise((resolve) => setImmediate(resolve));
     // Gone while it waited its turn: leave() releases the session.
     if (this.closing !== null) return;
     try {
