@@ -34,5 +34,10 @@ export interface Command {
   positionals: { name: string; optional?: boolean }[];
   /** "migrated": opens the database and applies pending migrations first; "raw": opens it only. */
   database: 'migrated' | 'raw';
+  /**
+   * Checks of the arguments made before the database is opened, for a command whose arguments
+   * decide whether it should be (restore: a file that is no backup must not leave a new DATA_DIR).
+   */
+  check?(context: Omit<CommandContext, 'database' | 'container'>): Promise<void>;
   run(context: CommandContext): Promise<void>;
 }

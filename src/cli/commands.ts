@@ -7,12 +7,14 @@ import { accountsList } from './commands/accounts-list';
 import { accountsPassword } from './commands/accounts-password';
 import { accountsRevoke } from './commands/accounts-revoke';
 import { auditCommand } from './commands/audit';
+import { backupCommand } from './commands/backup';
 import { demoCommand } from './commands/demo';
 import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { migrateCommand } from './commands/migrate';
 import { peopleErase } from './commands/people-erase';
 import { peopleExportData } from './commands/people-export-data';
+import { restoreCommand } from './commands/restore';
 import { webhooksAdd } from './commands/webhooks-add';
 import { webhooksDeliveries } from './commands/webhooks-deliveries';
 import { webhooksList } from './commands/webhooks-list';
@@ -35,6 +37,8 @@ export const COMMANDS: Command[] = [
   peopleExportData,
   demoCommand,
   migrateCommand,
+  backupCommand,
+  restoreCommand,
   auditCommand,
   webhooksAdd,
   webhooksList,
