@@ -3,90 +3,20 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { APP, closeConnections, startConnections } from '../../../src/container';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { HttpWebhookSender } from '../../../src/infrastructure/webhooks/http-webhook-sender';
 import { createTestApp, type TestApp } from '../../support/app';
-import { type TestDatabaseTarget, testDatabases } from '../../support/databases';
+import { testDatabases } from '../../support/databases';
 import { cli } from '../cli/cli-harness';
-import { personRecord, tempFile } from '../cli/import-files';
 import { waitFor } from '../multi-instance/instances';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
-import { backupPath, contentsOf, directoryTables, openEmptyDatabase } from './backup-support';
-
-const WEBHOOK_OVERRIDES = { webhookPollMs: 25, webhookSender: new HttpWebhookSender(2000) };
-
-interface Filled {
-  t: TestApp;
-  reader: string;
-  writer: string;
-  /** Taken from the feed before the backup, after the first few changes. */
-  cursor: string;
-  subscription: { id: number; secret: string };
-  people: number[];
-}
-
-/**
- * A directory with something in every table: people with contacts and memberships (imported:
- * audited, in the feed), accounts and keys, updates and an erasure, a webhook subscription whose
- * deliveries have been sent (and their attempts recorded). Its jobs are stopped once it is full,
- * so that it stays as the backup finds it.
- */
-async function fill(target: TestDatabaseTarget, receiver: Receiver, tag: string): Promise<Filled> {
-  const t = await createTestApp(target, { overrides: WEBHOOK_OVERRIDES });
-  const tool = (argv: string[], env: Record<string, string> = {}) => cli(t.database, argv, { env });
-  const added = await tool(['webhooks', 'add', receiver.url]);
-  expect(added.code).toBe(0);
-  const subscription = {
-    id: Number(/^id: (\d+)$/m.exec(added.stdout)?.[1]),
-    secret: /^secret: (whsec_\S+)$/m.exec(added.stdout)?.[1] ?? '',
-  };
-  const records = Array.from({ length: 6 }, (_, i) => personRecord(tag, i));
-  expect((await tool(['import', tempFile(records)])).code).toBe(0);
-  expect(
-    (
-      await tool(
-        [
-          'accounts',
-          'create',
-          '--username',
-          `keeper-${tag}`,
-          '--permissions',
-          'read',
-          '--password-env',
-          'PW',
-        ],
-        {
-          PW: 'a long password',
-        },
-      )
-    ).code,
-  ).toBe(0);
-  const reader = await t.tokenWith(['read']);
-  const writer = await t.tokenWith(['read', 'write']);
-  const people: number[] = (
-    await request(t.app).get('/people?limit=100').set('Authorization', `Bearer ${reader}`)
-  ).body.map((person: { id: number }) => person.id);
-  const cursor = (await request(t.app).get('/changes?limit=3').set('Authorization', `Bearer ${reader}`)).body
-    .cursor;
-  await startConnections(t.container);
-  for (const id of people.slice(0, 3)) {
-    const res = await request(t.app)
-      .patch(`/people/${id}`)
-      .set('Authorization', `Bearer ${writer}`)
-      .send({ 'person[first_name]': `Renamed${id}` });
-    expect(res.status).toBe(200);
-  }
-  expect((await tool(['people', 'erase', String(people[5])])).code).toBe(0);
-  await waitFor(async () => {
-    const [row] = await t.database.dataSource.query(
-      `SELECT (SELECT sent_seq FROM webhook_subscriptions WHERE id = $1) = (SELECT max(seq) FROM changes)
-              AND NOT EXISTS (SELECT FROM webhook_deliveries WHERE status <> 'delivered') AS done`,
-      [subscription.id],
-    );
-    return row.done;
-  }, 20_000);
-  await closeConnections(t.container);
-  return { t, reader, writer, cursor, subscription, people };
-}
+import {
+  backupPath,
+  contentsOf,
+  directoryTables,
+  type Filled,
+  fill,
+  openEmptyDatabase,
+  WEBHOOK_OVERRIDES,
+} from './backup-support';
 
 describe.each(testDatabases)('backup and restore on $name', (target) => {
   let receiver: Receiver;

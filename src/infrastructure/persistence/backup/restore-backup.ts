@@ -164,7 +164,9 @@ export async function restoreBackup(database: Database, input: Readable): Promis
       const migrated = await new MigrationExecutor(database.dataSource, runner).executePendingMigrations();
       await runner.commitTransaction();
       // PGlite runs no autovacuum: without statistics, its planner would scan where it should seek.
-      await runner.query(`VACUUM ANALYZE ${[...tables].map(quoted).join(', ')}`);
+      // (The tables as they are now: a migration run since may have dropped one.)
+      const loaded = [...(await relations(runner, TABLE_KINDS))].filter((name) => tables.has(name));
+      await runner.query(`VACUUM ANALYZE ${loaded.map(quoted).join(', ')}`);
       return { header, rows, migrated: migrated.map((migration) => migration.name) };
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
@@ -235,8 +237,10 @@ async function loadRows(
           `line ${lines.number} starts table ${name}, which this schema does not expect here`,
         );
       }
+      // By name: rows are objects, and a column's place may differ (a migration undone and redone).
       const actual: { name: string }[] = await runner.query(COLUMNS_SQL, [name]);
-      if (JSON.stringify(actual.map((column) => column.name)) !== JSON.stringify(columns)) {
+      const sorted = (list: string[]) => JSON.stringify([...list].sort());
+      if (!Array.isArray(columns) || sorted(actual.map((column) => column.name)) !== sorted(columns)) {
         throw new BackupError(`table ${name} has other columns in the backup than the schema it was made at`);
       }
       loaded[name] = 0;
