@@ -32,12 +32,12 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
     file = backupPath();
     const backup = await cli(original.t.database, ['backup', file]);
     expect(backup).toMatchObject({ code: 0, stderr: '' });
-    expect(backup.stdout).toMatch(new RegExp(`^backed up 9 people and \\d+ other rows to ${file}\\n$`));
+    expect(backup.stdout).toMatch(new RegExp(`^backed up 9 people and [\\d,]+ other rows to ${file}\\n$`));
     restored = await openEmptyDatabase(target);
     const restore = await cli(restored, ['restore', file]);
     expect(restore).toMatchObject({ code: 0, stderr: '' });
     expect(restore.stdout).toMatch(
-      /^restored 9 people and \d+ other rows from .* \(a backup of .* made 20\d\d-/,
+      /^restored 9 people and [\d,]+ other rows from .* \(a backup of .* made 20\d\d-/,
     );
     copy = await createTestApp(target, { database: restored, overrides: WEBHOOK_OVERRIDES });
   }, 120_000);
