@@ -5,8 +5,12 @@ import {
   SEQUENCE_KINDS,
   TABLE_KINDS,
 } from '../../../src/infrastructure/persistence/backup/backup-format';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { openTestDatabase, testDatabases } from '../../support/databases';
+import { cli } from '../cli/cli-harness';
+import { backupPath } from './backup-support';
 
 /**
  * The backup names its tables and sequences (backup-format.ts): a migration that adds one must add
@@ -45,6 +49,25 @@ describe.each(testDatabases)('what a backup covers, on $name', (target) => {
         [name],
       );
       expect(`${name}: ${row.key}`).toBe(`${name}: ${key}`);
+    }
+  });
+
+  it('refuses to back up a schema newer than its code, and leaves no file', async () => {
+    await database.dataSource.query(
+      "INSERT INTO migrations (timestamp, name) VALUES (1999999999999, 'Future1999999999999')",
+    );
+    try {
+      const file = backupPath();
+      expect(await cli(database, ['backup', file])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          "error: cannot back up: the database's schema is newer than this tool (migration Future1999999999999): back it up with the version that runs it\n",
+      });
+      expect(existsSync(file)).toBe(false);
+      expect(readdirSync(dirname(file)).filter((name) => name.includes('partial'))).toEqual([]);
+    } finally {
+      await database.dataSource.query("DELETE FROM migrations WHERE name = 'Future1999999999999'");
     }
   });
 });
