@@ -242,3 +242,35 @@ const embedded = testDatabases.find((target) => target.name === 'pglite');
     expect(existsSync(target)).toBe(false);
   });
 });
+
+const server = testDatabases.find((target) => target.name === 'postgres');
+
+(server ? describe : describe.skip)('restore on PostgreSQL, through DATABASE_URL', () => {
+  it('loads into a database without the directory, then refuses it', async () => {
+    const t = await createTestApp(server ?? { name: 'postgres', url: '' });
+    const schema = `r_${process.pid}_${Date.now().toString(36)}`;
+    try {
+      await t.addPerson();
+      const file = backupPath();
+      expect((await cli(t.database, ['backup', file])).code).toBe(0);
+      await t.database.dataSource.query(`CREATE SCHEMA "${schema}"`);
+      // The tool's own connection, to a database whose search path starts with the new schema.
+      const url = new URL(server?.url ?? '');
+      url.searchParams.set('options', `-c search_path=${schema},public`);
+      const env = { DATABASE_URL: url.toString() };
+      const restored = await tool(['restore', file], env);
+      expect(restored).toMatchObject({ code: 0, stdout: expect.stringMatching(/^restored 1 people and /) });
+      expect(restored.stderr).toMatch(/^using PostgreSQL at /);
+      const [{ count }] = await t.database.dataSource.query(
+        `SELECT count(*)::int AS count FROM "${schema}".people`,
+      );
+      expect(count).toBe(1);
+      expect((await tool(['restore', file], env)).stderr).toMatch(
+        /\nerror: cannot restore .*: the database already holds a directory; restore loads a backup only into an empty one\n$/,
+      );
+    } finally {
+      await t.database.dataSource.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await t.close();
+    }
+  }, 60_000);
+});
