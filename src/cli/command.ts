@@ -39,5 +39,10 @@ export interface Command {
   files?(values: Record<string, string | boolean | undefined>, positionals: string[]): number[];
   /** "migrated": opens the database and applies pending migrations first; "raw": opens it only. */
   database: 'migrated' | 'raw';
+  /**
+   * Checks of the arguments made before the database is opened, for a command whose arguments
+   * decide whether it should be (restore: a file that is no backup must not leave a new DATA_DIR).
+   */
+  check?(context: Omit<CommandContext, 'database' | 'container'>): Promise<void>;
   run(context: CommandContext): Promise<void>;
 }

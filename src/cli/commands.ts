@@ -7,6 +7,7 @@ import { accountsList } from './commands/accounts-list';
 import { accountsPassword } from './commands/accounts-password';
 import { accountsRevoke } from './commands/accounts-revoke';
 import { auditCommand } from './commands/audit';
+import { backupCommand } from './commands/backup';
 import { demoCommand } from './commands/demo';
 import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
@@ -14,6 +15,7 @@ import { migrateCommand } from './commands/migrate';
 import { peopleErase } from './commands/people-erase';
 import { peopleExportData } from './commands/people-export-data';
 import { peopleFind } from './commands/people-find';
+import { restoreCommand } from './commands/restore';
 import { webhooksAdd } from './commands/webhooks-add';
 import { webhooksDeliveries } from './commands/webhooks-deliveries';
 import { webhooksEnable } from './commands/webhooks-enable';
@@ -39,6 +41,8 @@ export const COMMANDS: Command[] = [
   peopleExportData,
   demoCommand,
   migrateCommand,
+  backupCommand,
+  restoreCommand,
   auditCommand,
   webhooksAdd,
   webhooksList,

@@ -53,6 +53,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       return EXIT_OK;
     }
     const config = loadConfig(io.env);
+    await invocation.command.check?.({ ...invocation, io, config });
     await withDatabase(config, invocation.command, options, io, async (database, container) => {
       await invocation.command.run({ ...invocation, io, config, database, container });
     });

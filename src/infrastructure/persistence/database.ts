@@ -75,7 +75,7 @@ export const MIGRATIONS = [
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */
-const MIGRATION_LOCK_KEY = 72_707_369;
+export const MIGRATION_LOCK_KEY = 72_707_369;
 
 const DATE_OID = 1082;
 

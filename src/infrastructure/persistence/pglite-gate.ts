@@ -307,7 +307,11 @@ export class GateSession {
           // Before the visitor hears that its transaction is over, so that no one can act on it
           // while this process still serves what it cached before.
           if (tracker.push(data) && this.visitor !== null) this.gate.visitorFinished();
-          answer(data);
+          // A copy: `data` is a view of PGlite's buffer, which its next chunk overwrites, while a
+          // socket keeps what it could not send at once (an answer of more than ~200 KB) and pg
+          // keeps a message's first part until the rest arrives. Without it, large answers
+          // reached the client garbled and it waited for ever.
+          answer(data.slice());
         },
       }),
     );
