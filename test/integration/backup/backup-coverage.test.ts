@@ -58,11 +58,13 @@ describe.each(testDatabases)('what a backup covers, on $name', (target) => {
     );
     try {
       const file = backupPath();
-      expect(await cli(database, ['backup', file])).toEqual({
+      // Refused as every command but migrate --status refuses a newer schema, before anything runs.
+      expect(await cli(database, ['backup', file])).toMatchObject({
         code: 1,
         stdout: '',
-        stderr:
-          "error: cannot back up: the database's schema is newer than this tool (migration Future1999999999999): back it up with the version that runs it\n",
+        stderr: expect.stringMatching(
+          /^error: the database's schema is newer than this code: it holds migration Future1999999999999, .*\n$/,
+        ),
       });
       expect(existsSync(file)).toBe(false);
       expect(readdirSync(dirname(file)).filter((name) => name.includes('partial'))).toEqual([]);

@@ -150,7 +150,7 @@ export async function fill(target: TestDatabaseTarget, receiver: Receiver, tag: 
       .send({ 'person[first_name]': `Renamed${id}` });
     expect(res.status).toBe(200);
   }
-  expect((await tool(['people', 'erase', String(people[5])])).code).toBe(0);
+  expect((await tool(['people', 'erase', String(people[5]), '--yes'])).code).toBe(0);
   await waitFor(async () => {
     const [row] = await t.database.dataSource.query(
       `SELECT (SELECT sent_seq FROM webhook_subscriptions WHERE id = $1) = (SELECT max(seq) FROM changes)
