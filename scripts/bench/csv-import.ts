@@ -1,8 +1,8 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { CSV_COLUMNS } from '../../src/cli/person-file/csv-person-file';
 import { BenchDatabase } from './bench-database';
 import { generateDirectory, type ImportRecord } from './generate-directory';
 import { type CliRun, ServiceCli } from './service-cli';
@@ -17,21 +17,6 @@ import { type CliRun, ServiceCli } from './service-cli';
  * for the main run) or, with --pglite, an embedded one.
  */
 
-const COLUMNS = [
-  'id',
-  'member_number',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'address',
-  'chat_id',
-  'planner_id',
-  'club',
-  'kind',
-  'start_date',
-  'end_date',
-];
 const TARGET_RATIO = 1.5;
 
 function log(message: string) {
@@ -93,7 +78,7 @@ function csvOf(people: Member[]): string {
       rows.push([...own, m?.club ?? '', m?.kind ?? '', m?.start_date ?? '', m?.end_date ?? '']);
     }
   }
-  return stringify([COLUMNS, ...rows], { record_delimiter: 'windows' });
+  return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: 'windows' });
 }
 
 /** Imports the file into a fresh database and checks that every person was added. */

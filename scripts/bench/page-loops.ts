@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { serveLoad, startLoad } from './load-process';
 import { paths } from './paths';
 
 /** What the looping key asks for: the largest pages of the people search, or of the change feed. */
@@ -70,7 +70,7 @@ function runPageLoops(url: string, token: string, kind: PageKind, loops: number,
   };
 }
 
-/** The loops, in a process of their own, so that their reading does not delay the measuring one. */
+/** The loops, in a process of their own (see startLoad). */
 export function startPageLoops(
   url: string,
   token: string,
@@ -78,30 +78,15 @@ export function startPageLoops(
   loops: number,
   maxId: number,
 ): PageLoops {
-  const child = fork(paths.pageLoops, [url, token, kind, String(loops), String(maxId)], { stdio: 'inherit' });
-  const figures = new Promise<PageLoopFigures>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as PageLoopFigures));
-    child.once('exit', (code) => reject(new Error(`the page loops exited with ${code}`)));
-  });
-  figures.catch(() => undefined);
-  let stopped: Promise<PageLoopFigures> | undefined;
-  return {
-    stop() {
-      stopped ??= (async () => {
-        child.send('stop');
-        return figures;
-      })();
-      return stopped;
-    },
-  };
+  return startLoad<PageLoopFigures>(
+    paths.pageLoops,
+    [url, token, kind, String(loops), String(maxId)],
+    'the page loops',
+  );
 }
 
 // Run by startPageLoops: node page-loops.js URL TOKEN KIND LOOPS MAX_ID; "stop" over IPC ends it.
 if (require.main === module) {
   const [url, token, kind, loops, maxId] = process.argv.slice(2);
-  const pageLoops = runPageLoops(url, token, kind as PageKind, Number(loops), Number(maxId));
-  process.once('message', async () => {
-    const figures = await pageLoops.stop();
-    process.send?.(figures, () => process.exit(0));
-  });
+  serveLoad(runPageLoops(url, token, kind as PageKind, Number(loops), Number(maxId)));
 }

@@ -1,5 +1,5 @@
-import { fork } from 'node:child_process';
 import { request } from 'node:http';
+import { serveLoad, startLoad } from './load-process';
 import { paths } from './paths';
 
 /** How fast a slow client reads: a client on a modest remote link. */
@@ -95,36 +95,17 @@ function runSlowStreams(url: string, token: string, clients: number): SlowStream
   };
 }
 
-/**
- * The slow clients, in a process of their own: in the benchmark's process their work would delay
- * autocannon's own event loop, and the lookups' latencies would be partly the load generator's.
- */
+/** The slow clients, in a process of their own (see startLoad). */
 export function startSlowStreams(url: string, token: string, clients: number): SlowStreams {
-  const child = fork(paths.slowStreams, [url, token, String(clients)], { stdio: 'inherit' });
-  const figures = new Promise<SlowStreamFigures>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as SlowStreamFigures));
-    child.once('exit', (code) => reject(new Error(`the slow stream clients exited with ${code}`)));
-  });
-  // Reported by stop(); until then a crash must not count as an unhandled rejection.
-  figures.catch(() => undefined);
-  let stopped: Promise<SlowStreamFigures> | undefined;
-  return {
-    stop() {
-      stopped ??= (async () => {
-        child.send('stop');
-        return figures;
-      })();
-      return stopped;
-    },
-  };
+  return startLoad<SlowStreamFigures>(
+    paths.slowStreams,
+    [url, token, String(clients)],
+    'the slow stream clients',
+  );
 }
 
 // Run by startSlowStreams: node slow-streams.js URL TOKEN CLIENTS; "stop" over IPC ends it.
 if (require.main === module) {
   const [url, token, clients] = process.argv.slice(2);
-  const streams = runSlowStreams(url, token, Number(clients));
-  process.once('message', async () => {
-    const figures = await streams.stop();
-    process.send?.(figures, () => process.exit(0));
-  });
+  serveLoad(runSlowStreams(url, token, Number(clients)));
 }
