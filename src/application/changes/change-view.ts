@@ -25,6 +25,20 @@ export interface RenderedChange {
   json: string | null;
 }
 
+/** Admins' changes are shown to nobody, but for person.removed, which says a member became one. */
+function isHiddenChange(type: string, role: string | undefined): boolean {
+  return role === 'admin' && type !== 'person.removed';
+}
+
+/**
+ * isHiddenChange as SQL, for the change alias `c` and its person `p` (left joined: null when gone):
+ * the feed's page and the webhooks' windows and backlog are built from it. The change-log contract
+ * holds the feed's rendering to renderChange's.
+ */
+export function hiddenChangeSql(c: string, p: string): string {
+  return `coalesce(${p}.role = 'admin' AND ${c}.type <> 'person.removed', false)`;
+}
+
 /**
  * The view of a change as a client may see it, on `today` (which decides the memberships that are
  * current), or null when it is not to be shown: admins' changes never appear (though the cursor
@@ -33,7 +47,7 @@ export interface RenderedChange {
  */
 export function shownChange(change: ChangeWithPerson, today: string): ChangeView | null {
   const { person } = change;
-  if (person?.role === 'admin' && change.type !== 'person.removed') return null;
+  if (isHiddenChange(change.type, person?.role)) return null;
   return {
     seq: change.seq,
     at: change.at.toISOString(),

@@ -1,3 +1,4 @@
+import { hiddenChangeSql } from '../../application/changes/change-view';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChangeType } from '../../application/ports/change-log';
 import type {
@@ -161,7 +162,7 @@ const BACKLOG_SQL = `
       SELECT c.at, row_number() OVER (ORDER BY c.seq) = 1 AS first
       FROM changes c
       WHERE c.seq > s.sent_seq AND (s.events IS NULL OR c.type = ANY(s.events))
-        AND NOT EXISTS (SELECT 1 FROM people a WHERE a.id = c.person_id AND a.role = 'admin')
+        AND NOT EXISTS (SELECT 1 FROM people a WHERE a.id = c.person_id AND ${hiddenChangeSql('c', 'a')})
       ORDER BY c.seq
       LIMIT ${BACKLOG_COUNT_LIMIT}
     ) b

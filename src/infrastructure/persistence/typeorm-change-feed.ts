@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RenderedChange } from '../../application/changes/change-view';
+import { hiddenChangeSql, type RenderedChange } from '../../application/changes/change-view';
 import type {
   ChangeFeed,
   ChangeWithPerson,
@@ -63,7 +63,7 @@ const RENDERED_PAGE = `
   SELECT feed.directory_id, feed.pruned_through, feed.latest, page.seq, page.json
     FROM feed LEFT JOIN LATERAL (
       SELECT c.seq,
-             (SELECT CASE WHEN p.role = 'admin' AND c.type <> 'person.removed' THEN NULL ELSE ${changeJsonSql(
+             (SELECT CASE WHEN ${hiddenChangeSql('c', 'p')} THEN NULL ELSE ${changeJsonSql(
                `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL OR p.role = 'admin' THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
              )} END
                 FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json

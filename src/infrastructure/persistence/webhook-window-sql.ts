@@ -1,3 +1,4 @@
+import { hiddenChangeSql } from '../../application/changes/change-view';
 import { NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
 
 /**
@@ -29,7 +30,7 @@ export const CLAIM_WINDOWS_SQL = `
  * below a cursor: reading after it never skips one.
  */
 export const READ_WINDOWS_SQL = `
-  SELECT k.after, c.seq, c.at, c.type, c.person_id, coalesce(p.role = 'admin' AND c.type <> 'person.removed', false) AS admin
+  SELECT k.after, c.seq, c.at, c.type, c.person_id, ${hiddenChangeSql('c', 'p')} AS admin
   FROM unnest($1::bigint[]) AS k(after)
   CROSS JOIN LATERAL (
     SELECT seq, at, type, person_id FROM changes WHERE seq > k.after ORDER BY seq LIMIT $2

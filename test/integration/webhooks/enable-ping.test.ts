@@ -255,4 +255,20 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       new RegExp(`^${id}\\s.*\\s1000 changes or more, oldest \\d+ s\\s+disabled`, 'm'),
     );
   });
+
+  it("counts a member's person.removed, and none of an admin's other changes (person.created), as the feed shows them", async () => {
+    const { id } = await subscribe(await deadUrl());
+    await t.database.dataSource.query(
+      "UPDATE webhook_subscriptions SET disabled_at = now(), disabled_reason = 'test', sent_seq = (SELECT coalesce(max(seq), 0) FROM changes) WHERE id = $1",
+      [id],
+    );
+    const admin = await t.createAccount({ role: 'admin' });
+    await t.database.dataSource.query(
+      `INSERT INTO changes (seq, type, person_id)
+       SELECT (SELECT coalesce(max(seq), 0) FROM changes) + g, t, $1
+       FROM unnest(ARRAY['person.created', 'person.removed']) WITH ORDINALITY AS x(t, g)`,
+      [admin.personId],
+    );
+    expect((await listed(id)).behind).toMatchObject({ changes: 1 });
+  });
 });
