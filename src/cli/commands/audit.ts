@@ -35,7 +35,7 @@ export const auditCommand: Command = {
       limit: limit === undefined ? undefined : parsePositiveInteger(limit, '--limit', NAME),
     });
     if (values.json) {
-      printLine(io.stdout, JSON.stringify(entries.map(auditEntryJson), null, 2));
+      printLine(io.stdout, JSON.stringify(entries.map(auditEntryView), null, 2));
       return;
     }
     if (entries.length === 0) {
@@ -45,9 +45,6 @@ export const auditCommand: Command = {
     for (const entry of entries) printLine(io.stdout, describe(entry));
   },
 };
-
-/** An audit entry as the tool writes it in JSON (`audit --json`, `people export-data`). */
-export const auditEntryJson = auditEntryView;
 
 function describe(entry: AuditEntry): string {
   const actor =

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import { compareContacts, type ContactKind } from '../../domain/contact';
+import { type ContactKind } from '../../domain/contact';
 import { isCurrent, type Membership } from '../../domain/membership';
 import type { Person } from '../../domain/person';
 import { writeText } from '../write-text';
@@ -60,8 +60,9 @@ export async function writeJsonPeople(out: Writable, produce: PeopleProducer): P
 }
 
 /** The value of a person's first contact of a kind (as contacts are shown: by kind, then id), or ''. */
+/** A person's contacts come ordered by kind, then id (SPEC §1): the first of a kind is the first found. */
 function firstContact(person: Person, kind: ContactKind): string {
-  return [...person.contacts].sort(compareContacts).find((c) => c.kind === kind)?.value ?? '';
+  return person.contacts.find((c) => c.kind === kind)?.value ?? '';
 }
 
 function csvLine(cells: (string | number | null)[]): string {

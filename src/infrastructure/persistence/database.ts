@@ -337,10 +337,10 @@ async function statusOn(database: Database, queryRunner: QueryRunner): Promise<M
   return { applied, pending: known.filter((name) => !done.has(name)) };
 }
 
-/** Throws SchemaNewerThanCode when the database holds migrations this code does not know. */
-export async function refuseNewerSchema(database: Database): Promise<void> {
-  const unknown = (await migrationStatus(database)).applied.filter(({ known }) => !known);
-  if (unknown.length > 0) throw new SchemaNewerThanCode(unknown.map(({ name }) => name));
+/** The migrations among `names` that this code does not know: a newer version applied them. */
+export function unknownMigrations(names: readonly string[]): string[] {
+  const known = new Set(MIGRATIONS.map((migration) => migration.name));
+  return names.filter((name) => !known.has(name));
 }
 
 /**

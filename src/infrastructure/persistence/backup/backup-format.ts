@@ -1,3 +1,4 @@
+import type { QueryRunner } from 'typeorm';
 /**
  * The backup file (docs/decisions.md, "Backup and restore"): JSON Lines, so that a directory of any
  * size is written and read a row at a time, and so that the same file loads into PGlite and into
@@ -101,6 +102,12 @@ export function relationsSql(kinds: string): string {
            WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
              AND c.relkind IN (${kinds})
            ORDER BY c.relname`;
+}
+
+/** The names of the current schema's relations of these kinds. */
+export async function relations(runner: QueryRunner, kinds: string): Promise<Set<string>> {
+  const rows: { name: string }[] = await runner.query(relationsSql(kinds));
+  return new Set(rows.map((row) => row.name));
 }
 
 export const TABLE_KINDS = "'r', 'p'";

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { type DataSource, MigrationExecutor, type QueryRunner } from 'typeorm';
 import type { Migration } from 'typeorm/migration/Migration';
-import { type Database, MIGRATION_LOCK_KEY, MIGRATIONS } from '../database';
+import { type Database, MIGRATION_LOCK_KEY, unknownMigrations } from '../database';
 import {
   BACKUP_FORMAT,
   BACKUP_TABLES,
@@ -14,7 +14,7 @@ import {
   type BackupSequence,
   COLUMNS_SQL,
   quoted,
-  relationsSql,
+  relations,
   SEQUENCE_KINDS,
   TABLE_KINDS,
 } from './backup-format';
@@ -96,8 +96,7 @@ function parseHeader(line: string | null): BackupHeader {
   }
   const { migrations } = header;
   if (!Array.isArray(migrations) || migrations.some((name) => typeof name !== 'string')) throw notBackup;
-  const known = new Set(MIGRATIONS.map((migration) => migration.name));
-  const unknown = migrations.find((name) => !known.has(name));
+  const [unknown] = unknownMigrations(migrations);
   if (unknown !== undefined) {
     throw new BackupError(
       `it was made by a newer version of the directory (its migration ${unknown} is unknown here): restore it with that version or a newer one`,
@@ -307,11 +306,6 @@ async function setSequences(
       is_called,
     ]);
   }
-}
-
-async function relations(runner: QueryRunner, kinds: string): Promise<Set<string>> {
-  const rows: { name: string }[] = await runner.query(relationsSql(kinds));
-  return new Set(rows.map((row) => row.name));
 }
 
 function difference(all: Set<string>, before: Set<string>): Set<string> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { QueryRunner } from 'typeorm';
-import { type Database, MIGRATIONS } from '../database';
+import { type Database, unknownMigrations } from '../database';
 import {
   BACKUP_FORMAT,
   BACKUP_SEQUENCES,
@@ -14,7 +14,7 @@ import {
   COLUMNS_SQL,
   MIGRATIONS_TABLE,
   quoted,
-  relationsSql,
+  relations,
   SEQUENCE_KINDS,
   TABLE_KINDS,
 } from './backup-format';
@@ -87,8 +87,7 @@ async function readHeader(database: Database, runner: QueryRunner): Promise<Back
     throw new BackupError('the database holds no directory (it has never been migrated): nothing to back up');
   }
   const applied = names(await runner.query(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`));
-  const known = new Set(MIGRATIONS.map((migration) => migration.name));
-  const unknown = applied.filter((name) => !known.has(name));
+  const unknown = unknownMigrations(applied);
   // Its tables may hold what this code does not know to back up.
   if (unknown.length > 0) {
     throw new BackupError(
@@ -144,10 +143,6 @@ async function readSequences(runner: QueryRunner): Promise<BackupSequence[]> {
     sequences.push({ name, last_value: row.last_value, is_called: row.is_called });
   }
   return sequences;
-}
-
-async function relations(runner: QueryRunner, kinds: string): Promise<Set<string>> {
-  return new Set(names(await runner.query(relationsSql(kinds))));
 }
 
 function names(rows: { name: string }[]): string[] {
