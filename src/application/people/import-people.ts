@@ -369,33 +369,26 @@ async function findLookalikes(tx: Transaction, adds: Checked[], plan: Plan): Pro
   if (found.length === 0) return;
   const byEmail = new Map<string, typeof found>();
   const byNames = new Map<string, typeof found>();
+  const add = <K>(map: Map<K, typeof found>, key: K, member: (typeof found)[number]) => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [member]);
+    else list.push(member);
+  };
   for (const member of found) {
-    for (const email of member.foldedEmails) byEmail.set(email, [...(byEmail.get(email) ?? []), member]);
-    const key = JSON.stringify([member.foldedFirstName, member.foldedLastName]);
-    byNames.set(key, [...(byNames.get(key) ?? []), member]);
+    for (const email of member.foldedEmails) add(byEmail, email, member);
+    add(byNames, JSON.stringify([member.foldedFirstName, member.foldedLastName]), member);
   }
   for (const w of wanted) {
     const seen = new Map<number, Lookalike>();
-    for (const email of w.emails) {
-      for (const m of byEmail.get(email) ?? []) {
-        if (!seen.has(m.id)) {
-          seen.set(m.id, {
-            personId: m.id,
-            firstName: m.firstName,
-            lastName: m.lastName,
-            reason: 'same email',
-          });
-        }
-      }
-    }
-    for (const m of byNames.get(JSON.stringify([w.first, w.last])) ?? []) {
-      if (!seen.has(m.id)) {
-        seen.set(m.id, {
-          personId: m.id,
-          firstName: m.firstName,
-          lastName: m.lastName,
-          reason: 'same names',
-        });
+    const hits: [Lookalike['reason'], typeof found][] = [
+      ['same email', w.emails.flatMap((email) => byEmail.get(email) ?? [])],
+      ['same names', byNames.get(JSON.stringify([w.first, w.last])) ?? []],
+    ];
+    // A person found by email is not listed again by name.
+    for (const [reason, members] of hits) {
+      for (const m of members) {
+        if (!seen.has(m.id))
+          seen.set(m.id, { personId: m.id, firstName: m.firstName, lastName: m.lastName, reason });
       }
     }
     if (seen.size > 0)
