@@ -1,18 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
 import { foldCase } from '../../src/domain/text';
+import { SEARCH_INDEXES } from './baseline-schema';
 import type { ImportRecord } from './generate-directory';
 
 const BATCH = 5000;
-
-/** The secondary indexes (baseline-schema.ts), dropped for the load and built again after it. */
-const INDEXES = [
-  'CREATE INDEX people_first_name_folded_trgm ON people USING gin (first_name_folded gin_trgm_ops)',
-  'CREATE INDEX people_last_name_folded_trgm ON people USING gin (last_name_folded gin_trgm_ops)',
-  'CREATE INDEX contacts_person ON contacts (person_id)',
-  "CREATE INDEX contacts_email_folded ON contacts (value_folded) WHERE kind = 'email'",
-  'CREATE INDEX memberships_person_dates ON memberships (person_id, start_date, end_date)',
-];
 
 /**
  * Loads the import file into the baseline schema the way a careful bulk load does: parse, then
@@ -45,7 +37,7 @@ export async function loadInto(client: SqlClient, file: string) {
   const records = JSON.parse(await readFile(file, 'utf8')) as ImportRecord[];
   try {
     await client.query('BEGIN');
-    for (const create of INDEXES) await client.query(`DROP INDEX ${/^CREATE INDEX (\S+)/.exec(create)?.[1]}`);
+    for (const { name } of SEARCH_INDEXES) await client.query(`DROP INDEX ${name}`);
     const clubNames = [...new Set(records.flatMap((r) => r.memberships.map((m) => m.club)))];
     const clubs = await client.query<{ id: number; name: string }>(
       'INSERT INTO clubs (name) SELECT unnest($1::text[]) RETURNING id, name',
@@ -56,7 +48,10 @@ export async function loadInto(client: SqlClient, file: string) {
     let nextId = first.rows[0].next;
     for (let offset = 0; offset < records.length; offset += BATCH) {
       const batch = records.slice(offset, offset + BATCH);
-      const ids = batch.map(() => nextId++);
+      // The service's ids where the file has them (the synced file is its export, which leaves
+      // admins out): the same pages then hold the same people on both servers.
+      const ids = batch.map((r) => (r as ImportRecord & { id?: number }).id ?? nextId++);
+      nextId = Math.max(nextId, ...ids.map((id) => id + 1));
       await client.query(
         `INSERT INTO people (id, role, first_name, last_name, chat_id, planner_id, first_name_folded, last_name_folded)
          SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
@@ -97,7 +92,7 @@ export async function loadInto(client: SqlClient, file: string) {
       );
     }
     await client.query(`SELECT setval(pg_get_serial_sequence('people', 'id'), $1)`, [nextId - 1]);
-    for (const create of INDEXES) await client.query(create);
+    for (const { create } of SEARCH_INDEXES) await client.query(create);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
