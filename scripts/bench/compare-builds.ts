@@ -5,7 +5,7 @@ import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
 import { cpuMilliseconds, ServerProcess, measuredServiceEnv } from './processes';
-import { lookupValues } from './profile';
+import { type KeptDatabase, keptDatabase, lookupValues } from './profile';
 import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
 
 /**
@@ -26,6 +26,12 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  */
 
 /** The bench's feed client once, as a load figure: a page is a request. */
+/** The feed's changes are written with pg: only on PostgreSQL. */
+function postgresUrl(kept: KeptDatabase): string {
+  if ('url' in kept) return kept.url;
+  throw new Error('changes_feed writes its changes with pg: it needs DATABASE_URL');
+}
+
 async function feedRound(server: ServerProcess, token: string, url: string): Promise<LoadFigures> {
   let before = 0;
   const feed = await followFeed(server.url, token, FEED_CHANGES, async (count) => {
@@ -68,12 +74,12 @@ async function main() {
     const [name, main] = arg.split('=');
     return { name, main };
   });
-  const url = process.env.DATABASE_URL;
   const token = process.env.BENCH_TOKEN;
-  if (!url || !token || builds.length === 0) {
-    throw new Error('needs DATABASE_URL, BENCH_TOKEN and builds as name=path/to/main.js');
+  if (!token || builds.length === 0) {
+    throw new Error('needs DATABASE_URL or DATA_DIR, BENCH_TOKEN and builds as name=path/to/main.js');
   }
-  const { probes, ids } = await lookupValues(url);
+  const kept = keptDatabase();
+  const { probes, ids } = await lookupValues(kept);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
   const figures = new Map<string, LoadFigures[]>();
@@ -90,7 +96,7 @@ async function main() {
           const headers = { Authorization: `Bearer ${token}` };
           const load =
             scenario === 'changes_feed'
-              ? await feedRound(server, token, url)
+              ? await feedRound(server, token, postgresUrl(kept))
               : await (async () => {
                   await runLoad(server.url, next(), { connections: 32, seconds: 2, headers });
                   return runLoad(server.url, next(), {
@@ -98,7 +104,7 @@ async function main() {
                     seconds,
                     headers,
                     serverPid: server.pid,
-                    databaseUrl: url,
+                    databaseUrl: 'url' in kept ? kept.url : undefined,
                   });
                 })();
           const key = `${scenario}\t${build.name}`;

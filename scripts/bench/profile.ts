@@ -1,6 +1,8 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Client } from 'pg';
 import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
@@ -15,6 +17,7 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  * stops it, and sums the profile's self time by function and by file.
  *
  *   DATABASE_URL=postgres://…/bench_… node dist/scripts/bench/profile.js [scenario] [seconds] [token]
+ *   DATA_DIR=<a kept PGlite directory> node dist/scripts/bench/profile.js [scenario] [seconds] [token]
  *
  * `changes_feed` writes 100,000 changes and follows them, as the bench does, again and again
  * until the seconds are spent (each round adds 100,000 changes to the kept database).
@@ -105,43 +108,75 @@ export function summarise(profile: CpuProfile, count = 25): string {
   ].join('\n');
 }
 
-/** Every lookup value, page start and id of the visible people in a kept bench database. */
-export async function lookupValues(url: string) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
+/** A kept bench database: a PostgreSQL URL, or (PGlite) the service's DATA_DIR. */
+export type KeptDatabase = { url: string } | { dataDir: string };
+
+/** The kept database named by DATABASE_URL or, without it, DATA_DIR (the embedded one). */
+export function keptDatabase(): KeptDatabase {
+  const url = process.env.DATABASE_URL;
+  if (url) return { url };
+  const dataDir = process.env.DATA_DIR;
+  if (dataDir) return { dataDir };
+  throw new Error(
+    'DATABASE_URL or DATA_DIR must name a database the benchmark kept (npm run bench -- --keep)',
+  );
+}
+
+/** Runs `use` with plain queries on the kept database, then lets it go (before the service opens it). */
+async function withKeptDatabase<T>(
+  kept: KeptDatabase,
+  use: (query: <R>(sql: string) => Promise<R[]>) => Promise<T>,
+): Promise<T> {
+  if ('url' in kept) {
+    const client = new Client({ connectionString: kept.url });
+    await client.connect();
+    try {
+      return await use(async (sql) => (await client.query(sql)).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  const pglite = new PGlite({ dataDir: kept.dataDir, extensions: { pg_trgm } });
   try {
-    const chatIds = await client.query<{ v: string }>(
+    return await use(async (sql) => (await pglite.query(sql)).rows as never[]);
+  } finally {
+    await pglite.close();
+  }
+}
+
+/** Every lookup value, page start and id of the visible people in a kept bench database. */
+export function lookupValues(kept: KeptDatabase) {
+  return withKeptDatabase(kept, async (query) => {
+    const chatIds = await query<{ v: string }>(
       "SELECT chat_id AS v FROM people WHERE role = 'member' AND chat_id IS NOT NULL",
     );
-    const emails = await client.query<{ v: string }>(
+    const emails = await query<{ v: string }>(
       "SELECT c.value AS v FROM contacts c JOIN people p ON p.id = c.person_id WHERE p.role = 'member' AND c.kind = 'email'",
     );
-    const ids = await client.query<{ id: number }>("SELECT id FROM people WHERE role = 'member' ORDER BY id");
-    const names = await client.query<{ v: string }>(
+    const ids = await query<{ id: number }>("SELECT id FROM people WHERE role = 'member' ORDER BY id");
+    const names = await query<{ v: string }>(
       "SELECT DISTINCT substr(last_name, 2, 3) AS v FROM people WHERE role = 'member'",
     );
     return {
       probes: {
-        chatIds: chatIds.rows.map((r) => r.v),
-        emails: emails.rows.map((r) => r.v),
-        lastNameFragments: names.rows.map((r) => r.v),
+        chatIds: chatIds.map((r) => r.v),
+        emails: emails.map((r) => r.v),
+        lastNameFragments: names.map((r) => r.v),
       },
-      ids: ids.rows.map((r) => r.id),
+      ids: ids.map((r) => r.id),
     };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Lookups or pages at 32 connections for `seconds`, after 2 s of warm-up. */
 async function driveLoad(
   server: ServerProcess,
   token: string,
-  databaseUrl: string,
+  probes: Awaited<ReturnType<typeof lookupValues>>['probes'],
+  ids: number[],
   scenario: ScenarioName,
   seconds: number,
 ) {
-  const { probes, ids } = await lookupValues(databaseUrl);
   const target = { label: 'service', server, token, ids } as unknown as Target;
   const next = requestsOf(scenario, target, probes);
   const headers = { Authorization: `Bearer ${token}` };
@@ -174,8 +209,12 @@ async function followFeedFor(serviceUrl: string, token: string, databaseUrl: str
 
 async function main() {
   const [scenario = 'chat_id', secondsText = '10', givenToken] = process.argv.slice(2);
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL must name a database the benchmark kept (npm run bench -- --keep)');
+  const kept = keptDatabase();
+  if (scenario === 'changes_feed' && !('url' in kept)) {
+    throw new Error('changes_feed writes its changes with pg: it needs DATABASE_URL');
+  }
+  // Read before the service starts: an embedded database belongs to one process at a time.
+  const { probes, ids } = await lookupValues(kept);
   const profileDir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
   const env = measuredServiceEnv();
   const main = process.env.BENCH_SERVICE_MAIN ?? paths.serviceMain;
@@ -192,8 +231,9 @@ async function main() {
       });
       token = ((await response.json()) as { token: string }).token;
     }
-    if (scenario === 'changes_feed') await followFeedFor(server.url, token, url, Number(secondsText));
-    else await driveLoad(server, token, url, scenario as ScenarioName, Number(secondsText));
+    if ('url' in kept && scenario === 'changes_feed') {
+      await followFeedFor(server.url, token, kept.url, Number(secondsText));
+    } else await driveLoad(server, token, probes, ids, scenario as ScenarioName, Number(secondsText));
   } finally {
     await server.stop();
   }
