@@ -1,11 +1,12 @@
 import express, { type Request, type Response } from 'express';
 import type { Container } from 'inversify';
-import { ListChanges } from '../application/changes/list-changes';
+import { DEFAULT_CHANGES_LIMIT, ListChanges } from '../application/changes/list-changes';
 import { APP } from '../container';
 import { InvalidInput } from '../domain/errors';
 import { bearerAuth } from './authentication';
 import { CHANGE_PAGE_OPENING, changePageClosing } from './change.mapper';
 import { streamJsonArray } from './json-array-stream';
+import { isHeavyPage, takeHeavyTurn } from './key-turns';
 import { messagesFor } from './error-messages';
 import { methodNotAllowed } from './method-not-allowed';
 import { singleValues } from './search-request';
@@ -40,7 +41,9 @@ export function changesRouter(container: Container): express.Router {
         ),
       );
     }
-    const output = await listChanges.execute({ after: query.after, limit: limitOf(query.limit) });
+    const limit = limitOf(query.limit);
+    if (isHeavyPage(limit ?? DEFAULT_CHANGES_LIMIT) && !(await takeHeavyTurn(res))) return;
+    const output = await listChanges.execute({ after: query.after, limit });
     // Rendered by the store and sent on as it reads them, while it renders the rest; a short page
     // goes out in one write with its length.
     await streamJsonArray(res, output.changes, joinTexts, streams.stallTimeoutMs, {

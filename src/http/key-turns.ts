@@ -8,13 +8,26 @@ export interface KeyTurnsOptions {
   alone: number;
   /** Requests of one key waiting for a turn; past that, 429. */
   waitingPerKey: number;
+  /**
+   * Heavy requests (a page of many rows) of one key served at once while other keys are about:
+   * each holds the database for many times a lookup's work, so fewer of them run (SPEC §4).
+   * Default 1: on two cores, one heavy request of a key leaves the other to everyone else.
+   */
+  heavyPerKey?: number;
   /** How long after its last request a key still counts as about; tests shorten it. */
   recentMs?: number;
 }
 
+interface Waiter {
+  hand: () => void;
+}
+
 interface KeyState {
   serving: number;
-  waiting: { hand: () => void }[];
+  waiting: Waiter[];
+  /** Of those served, the heavy ones, and those that wait to become heavy (holding their turn). */
+  heavy: number;
+  waitingHeavy: Waiter[];
   lastSeen: number;
 }
 
@@ -51,7 +64,7 @@ export class KeyTurns {
     const now = performance.now();
     let state = this.keys.get(keyId);
     if (state === undefined) {
-      state = { serving: 0, waiting: [], lastSeen: now };
+      state = { serving: 0, waiting: [], heavy: 0, waitingHeavy: [], lastSeen: now };
       this.keys.set(keyId, state);
     }
     state.lastSeen = now;
@@ -64,19 +77,9 @@ export class KeyTurns {
           { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         );
       }
-      const queue = state.waiting;
       // The turn is handed over by a request of the key that ends, so a newcomer cannot take it
       // first. A client that leaves while it waits leaves the queue.
-      const handed = await new Promise<boolean>((resolve) => {
-        const waiter = { hand: () => resolve(true) };
-        queue.push(waiter);
-        res.once('close', () => {
-          const at = queue.indexOf(waiter);
-          if (at === -1) return;
-          queue.splice(at, 1);
-          resolve(false);
-        });
-      });
+      const handed = await waitInLine(state.waiting, res);
       if (!handed) return false;
     }
     let held = true;
@@ -86,6 +89,33 @@ export class KeyTurns {
       this.giveBack(keyId);
     };
     res.locals.giveBackTurn = giveBack;
+    res.locals.takeHeavyTurn = () => this.takeHeavy(keyId, res);
+    if (res.destroyed) {
+      giveBack();
+      return false;
+    }
+    res.once('close', giveBack);
+    return true;
+  }
+
+  /**
+   * For a request that holds its key's turn and is about to read a page of many rows: waits until
+   * fewer than `heavyPerKey` of the key's heavy requests run (any number while no other key is
+   * about). The request keeps its turn meanwhile: the key's other requests wait behind it, as
+   * they would behind any of its requests. Resolves false when the client left meanwhile.
+   */
+  private async takeHeavy(keyId: number, res: Response): Promise<boolean> {
+    const state = this.keys.get(keyId);
+    if (state === undefined) return false;
+    if (state.waitingHeavy.length === 0 && state.heavy < this.heavyLimitOf(keyId, performance.now())) {
+      state.heavy += 1;
+    } else if (!(await waitInLine(state.waitingHeavy, res))) return false;
+    let held = true;
+    const giveBack = () => {
+      if (!held) return;
+      held = false;
+      this.giveBackHeavy(keyId);
+    };
     if (res.destroyed) {
       giveBack();
       return false;
@@ -101,12 +131,19 @@ export class KeyTurns {
 
   /** `perKey` while another key has requests in flight, waiting, or had one a moment ago. */
   private limitOf(keyId: number, now: number): number {
+    return this.othersAbout(keyId, now) ? this.options.perKey : this.options.alone;
+  }
+
+  private heavyLimitOf(keyId: number, now: number): number {
+    return this.othersAbout(keyId, now) ? (this.options.heavyPerKey ?? 1) : this.options.alone;
+  }
+
+  private othersAbout(keyId: number, now: number): boolean {
     for (const [other, state] of this.keys) {
       if (other === keyId) continue;
-      if (state.serving > 0 || state.waiting.length > 0 || now - state.lastSeen < this.recentMs)
-        return this.options.perKey;
+      if (state.serving > 0 || state.waiting.length > 0 || now - state.lastSeen < this.recentMs) return true;
     }
-    return this.options.alone;
+    return false;
   }
 
   private giveBack(keyId: number): void {
@@ -124,6 +161,17 @@ export class KeyTurns {
     this.forgetIdle(now);
   }
 
+  private giveBackHeavy(keyId: number): void {
+    const state = this.keys.get(keyId);
+    if (state === undefined) return;
+    state.heavy -= 1;
+    const limit = this.heavyLimitOf(keyId, performance.now());
+    while (state.waitingHeavy.length > 0 && state.heavy < limit) {
+      state.heavy += 1;
+      state.waitingHeavy.shift()?.hand();
+    }
+  }
+
   /** Keys with nothing in flight or waiting, not seen for a while: the map stays small. */
   private forgetIdle(now: number): void {
     for (const [keyId, state] of this.keys) {
@@ -131,6 +179,37 @@ export class KeyTurns {
         this.keys.delete(keyId);
     }
   }
+}
+
+/** Waits in `queue` until handed a place (true) or until the client leaves (false, out of the queue). */
+function waitInLine(queue: Waiter[], res: Response): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const waiter = { hand: () => resolve(true) };
+    queue.push(waiter);
+    res.once('close', () => {
+      const at = queue.indexOf(waiter);
+      if (at === -1) return;
+      queue.splice(at, 1);
+      resolve(false);
+    });
+  });
+}
+
+/** A page of more rows than this is a heavy request (see KeyTurnsOptions.heavyPerKey). */
+const HEAVY_PAGE_ROWS = 100;
+
+/** Whether a page of `limit` rows (not a lookup's) is heavy. */
+export function isHeavyPage(limit: number | undefined): boolean {
+  return limit !== undefined && limit > HEAVY_PAGE_ROWS;
+}
+
+/**
+ * Before a page of many rows (SPEC §4, fair sharing): waits for the key's heavy turn. False when
+ * the client left meanwhile (nothing to answer). A request served without KeyTurns goes on at once.
+ */
+export async function takeHeavyTurn(res: Response): Promise<boolean> {
+  const take = res.locals.takeHeavyTurn as (() => Promise<boolean>) | undefined;
+  return take === undefined ? true : take();
 }
 
 /** Ends the request's turn before its answer is over: for a long stream with limits of its own. */

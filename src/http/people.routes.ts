@@ -19,7 +19,7 @@ import { streamJsonArray } from './json-array-stream';
 import type { RequestActivity } from './request-activity';
 import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
-import { giveBackTurn } from './key-turns';
+import { giveBackTurn, isHeavyPage, takeHeavyTurn } from './key-turns';
 import { methodNotAllowed } from './method-not-allowed';
 import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
@@ -61,6 +61,7 @@ export function peopleRouter(container: Container): express.Router {
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
+    if (!isLookup(filter) && isHeavyPage(limit) && !(await takeHeavyTurn(res))) return;
     // Before the people are read: a change committed meanwhile is then in the feed after this
     // cursor (and maybe in the list too), never in neither.
     res.setHeader('Changes-Cursor', await takeChangesCursor.execute());

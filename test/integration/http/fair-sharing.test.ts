@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
+import type { ChangeFeed } from '../../../src/application/ports/change-feed';
 import type { PersonRepository } from '../../../src/application/ports/person-repository';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
@@ -9,11 +10,12 @@ import { testDatabases } from '../../support/databases';
 const LOOPS = 16;
 
 /**
- * Fair sharing (SPEC §4), with real sockets and the real database behind a store that holds every
- * page of 1000 until the test lets it go: while another key is about, one key's 16 pages at once
- * reach the store two at a time, the rest wait in the key's own queue, and the other key's lookup
- * goes straight through meanwhile. Without the per-key turns all 16 reached the store at once, and on PGlite (one
- * session) or PostgreSQL (a pool of 10) the lookup queued behind them.
+ * Fair sharing (SPEC §4), with real sockets and the real database behind stores that hold every
+ * page of 1000 (people, or changes) until the test lets it go: while another key is about, one
+ * key's 16 pages at once reach the store one at a time (a heavy request), the rest wait in the
+ * key's own queues, and the other key's lookup goes straight through meanwhile. Without the
+ * per-key turns all 16 reached the store at once, and on PGlite (one session) or PostgreSQL (a
+ * pool of 10) the lookup queued behind them.
  */
 describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
   let t: TestApp;
@@ -27,23 +29,32 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
     release = resolve;
   });
 
-  /** The real store, with pages of 1000 held until `release`. */
+  /** `read`, counted while it runs, held until `release` when it reads a page of 1000. */
+  const holding = async <T>(limit: number, read: () => Promise<T>): Promise<T> => {
+    // A page of 1000 asks for one more, to know whether another page follows.
+    if (limit !== 1001) return read();
+    inStore += 1;
+    mostInStore = Math.max(mostInStore, inStore);
+    try {
+      await held;
+      return await read();
+    } finally {
+      inStore -= 1;
+    }
+  };
+
+  /** The real stores, with pages of 1000 held until `release`. */
   const holdingPages = (container: Container) => {
-    const real = container.get<PersonRepository>(TYPES.PersonRepository);
-    const holding = Object.create(real) as PersonRepository;
-    holding.searchRendered = async (query, limit) => {
-      // A page of 1000 asks for one more, to know whether another page follows.
-      if (limit !== 1001) return real.searchRendered(query, limit);
-      inStore += 1;
-      mostInStore = Math.max(mostInStore, inStore);
-      try {
-        await held;
-        return await real.searchRendered(query, limit);
-      } finally {
-        inStore -= 1;
-      }
-    };
-    container.rebind<PersonRepository>(TYPES.PersonRepository).toConstantValue(holding);
+    const people = container.get<PersonRepository>(TYPES.PersonRepository);
+    const holdingPeople = Object.create(people) as PersonRepository;
+    holdingPeople.searchRendered = (query, limit) =>
+      holding(limit, () => people.searchRendered(query, limit));
+    container.rebind<PersonRepository>(TYPES.PersonRepository).toConstantValue(holdingPeople);
+    const feed = container.get<ChangeFeed>(TYPES.ChangeFeed);
+    const holdingFeed = Object.create(feed) as ChangeFeed;
+    holdingFeed.renderedPage = (after, limit, today) =>
+      holding(limit, () => feed.renderedPage(after, limit, today));
+    container.rebind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(holdingFeed);
   };
 
   beforeAll(async () => {
@@ -56,6 +67,7 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
   }, 60_000);
   afterAll(async () => {
     release();
+    server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
   });
@@ -65,27 +77,39 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
     return { status: response.status, body: await response.text() };
   };
 
-  it("lets one key's burst of pages of 1000 into the store two at a time, and another key's lookup through at once", async () => {
-    const busy = await t.tokenWith(['read']);
-    const other = await t.tokenWith(['read']);
-    // The other key is about (a chat bot looking people up): from now on the busy key is held to
-    // two at a time. (A key alone is not: one client's many connections keep the whole service.)
-    expect((await get(other, `/people?chat_id=${chatId}`)).status).toBe(200);
-    const pages = Array.from({ length: LOOPS }, () => get(busy, '/people?limit=1000'));
-    for (let waited = 0; inStore < 2 && waited < 5000; waited += 10)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    // Time for the other 14 to arrive and queue (they would be in the store by now without turns).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+  it.each([
+    ['pages of people', '/people?limit=1000'],
+    ['pages of the change feed', '/changes?limit=1000'],
+  ])(
+    "lets one key's burst of %s into the store one at a time, and another key's lookup through at once",
+    async (_, path) => {
+      inStore = 0;
+      mostInStore = 0;
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const busy = await t.tokenWith(['read']);
+      const other = await t.tokenWith(['read']);
+      // The other key is about (a chat bot looking people up): from now on the busy key is held to
+      // one heavy request at a time. (A key alone is not: one client's many connections keep the
+      // whole service.)
+      expect((await get(other, `/people?chat_id=${chatId}`)).status).toBe(200);
+      const pages = Array.from({ length: LOOPS }, () => get(busy, path));
+      for (let waited = 0; inStore < 1 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      // Time for the other 15 to arrive and queue (they would be in the store by now without turns).
+      await new Promise((resolve) => setTimeout(resolve, 300));
 
-    const lookup = await get(other, `/people?chat_id=${chatId}`);
-    expect(lookup.status).toBe(200);
-    expect(JSON.parse(lookup.body)).toEqual([expect.objectContaining({ chat_id: chatId })]);
-    expect(mostInStore).toBe(2);
+      const lookup = await get(other, `/people?chat_id=${chatId}`);
+      expect(lookup.status).toBe(200);
+      expect(JSON.parse(lookup.body)).toEqual([expect.objectContaining({ chat_id: chatId })]);
+      expect(mostInStore).toBe(1);
 
-    release();
-    const answers = await Promise.all(pages);
-    expect(answers.map((answer) => answer.status)).toEqual(Array(LOOPS).fill(200));
-    expect(mostInStore).toBe(2);
-    held = Promise.resolve();
-  }, 60_000);
+      release();
+      const answers = await Promise.all(pages);
+      expect(answers.map((answer) => answer.status)).toEqual(Array(LOOPS).fill(200));
+      expect(mostInStore).toBe(1);
+    },
+    60_000,
+  );
 });

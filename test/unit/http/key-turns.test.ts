@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import { HttpError } from '../../../src/http/http-error';
-import { giveBackTurn, KeyTurns } from '../../../src/http/key-turns';
+import { giveBackTurn, isHeavyPage, KeyTurns, takeHeavyTurn } from '../../../src/http/key-turns';
 
 /** The part of a response KeyTurns uses: close, locals, and whether the client is gone. */
 function response(): Response & { finish(): void; leave(): void } {
@@ -104,5 +104,61 @@ describe('KeyTurns', () => {
     expect(turns.serving(1)).toBe(1);
     next.finish();
     expect(turns.serving(1)).toBe(0);
+  });
+
+  describe('heavy requests (pages of many rows)', () => {
+    it('counts a page of more than 100 rows as heavy', () => {
+      expect([undefined, 1, 100, 101, 1000].map(isHeavyPage)).toEqual([false, false, false, true, true]);
+    });
+
+    it("serves one heavy request of a key at a time while another key is about, in arrival order, the key's light ones beside it", async () => {
+      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10 });
+      await turns.take(2, response());
+      const pages = [response(), response()];
+      for (const res of pages) await turns.take(1, res);
+      const started: string[] = [];
+      pages.forEach((res, i) => void takeHeavyTurn(res).then((taken) => taken && started.push(`page${i}`)));
+      await tick();
+      expect(started).toEqual(['page0']);
+      // A light request of the same key still has a turn (perKey 3).
+      await expect(turns.take(1, response())).resolves.toBe(true);
+      pages[0].finish();
+      await tick();
+      expect(started).toEqual(['page0', 'page1']);
+    });
+
+    it('serves a key alone many heavy requests at once', async () => {
+      const turns = new KeyTurns({ perKey: 2, alone: 64, waitingPerKey: 10, recentMs: 50 });
+      const pages = Array.from({ length: 8 }, response);
+      for (const res of pages) await turns.take(1, res);
+      await expect(Promise.all(pages.map(takeHeavyTurn))).resolves.toEqual(Array(8).fill(true));
+    });
+
+    it('skips a client that left while it waited for the heavy turn, and hands that turn on once', async () => {
+      const turns = new KeyTurns({ perKey: 4, alone: 64, waitingPerKey: 10, heavyPerKey: 1 });
+      await turns.take(2, response());
+      const [first, gone, next, last] = Array.from({ length: 4 }, response);
+      for (const res of [first, gone, next, last]) await turns.take(1, res);
+      await expect(takeHeavyTurn(first)).resolves.toBe(true);
+      const goneHeavy = takeHeavyTurn(gone);
+      const nextHeavy = takeHeavyTurn(next);
+      const lastHeavy = takeHeavyTurn(last);
+      gone.leave();
+      await expect(goneHeavy).resolves.toBe(false);
+      first.finish();
+      await expect(nextHeavy).resolves.toBe(true);
+      let lastStarted = false;
+      void lastHeavy.then(() => {
+        lastStarted = true;
+      });
+      await tick();
+      expect(lastStarted).toBe(false);
+      next.finish();
+      await expect(lastHeavy).resolves.toBe(true);
+    });
+
+    it('lets a request served without turns (no key) go on at once', async () => {
+      await expect(takeHeavyTurn(response())).resolves.toBe(true);
+    });
   });
 });
