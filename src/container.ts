@@ -237,7 +237,7 @@ export function createContainer(
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
       pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     },
-    preparedLookups: database.kind === 'postgres',
+    preparedLookups: true,
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
   container.bind<ReadinessProbe>(APP.ReadinessProbe).toConstantValue(readinessProbe(repositories));
@@ -250,7 +250,7 @@ export function createContainer(
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
   container.bind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(
     new TypeOrmChangeFeed(database.dataSource.manager, {
-      preparedPosition: database.kind === 'postgres',
+      preparedPosition: true,
       pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     }),
   );

@@ -3,14 +3,53 @@ import { Query } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { RowBatches } from './row-batches';
 
+interface QueryConfig {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** The part of node-postgres's client used here. */
+interface PoolClient {
+  query<T>(config: QueryConfig): Promise<{ rows: T[] }>;
+  query(query: Query): unknown;
+  release(error?: Error): void;
+}
+
 /** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
 interface Pool {
-  query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
-  connect(): Promise<{ query(query: Query): unknown; release(error?: Error): void }>;
+  query<T>(config: QueryConfig): Promise<{ rows: T[] }>;
+  connect(): Promise<PoolClient>;
 }
 
 /** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
 const MAX_NAMED_STATEMENTS = 100;
+
+/**
+ * What the service's statement names start with. The embedded database's gate keeps them when it
+ * clears what the tools' connections prepared (see session-state.ts).
+ */
+export const SERVICE_STATEMENT_PREFIX = 'read_';
+
+/**
+ * The statement was not there (26000: a tool beside the embedded service deallocated it) or was
+ * there already (42P05: prepared in the session by a connection since replaced).
+ */
+const LOST_STATEMENT = new Set(['26000', '42P05']);
+
+/** Each connection's number, part of the names it prepares (see nameOn). */
+const connectionNumbers = new WeakMap<object, number>();
+let connectionsNumbered = 0;
+
+function connectionNumber(client: object): number {
+  let number = connectionNumbers.get(client);
+  if (number === undefined) {
+    connectionsNumbered += 1;
+    number = connectionsNumbered;
+    connectionNumbers.set(client, number);
+  }
+  return number;
+}
 
 /**
  * Reads sent straight to the driver's pool when no transaction holds the manager. TypeORM's
@@ -19,10 +58,12 @@ const MAX_NAMED_STATEMENTS = 100;
  * spend. Inside a transaction the statement goes through the transaction's runner, as always.
  *
  * `prepare`: statements asked for as `reusable` (lookups: the same text with other values, many
- * times a second) are named, so each connection has PostgreSQL parse and plan them once, and
- * sends their long text (the person rendered as JSON) once. Only on PostgreSQL: PGlite's
- * connections share one session, where a name one connection prepared would collide with the
- * next one's.
+ * times a second) are named, so each connection has the database parse and plan them once, and
+ * sends their long text (the person rendered as JSON) once: on PGlite, where planning was three
+ * quarters of a chat_id lookup's work, that is a lookup at a quarter of the cost. A name belongs
+ * to one connection (PGlite's connections share one session, where another's name would
+ * collide); should the session have lost it (a tool beside the embedded service deallocated it),
+ * the connection is replaced and the statement prepared again under the new one's name.
  */
 export class PoolQueries {
   private readonly names = new Map<string, string>();
@@ -35,9 +76,20 @@ export class PoolQueries {
   async query<T>(text: string, values: unknown[], reusable = false): Promise<T[]> {
     const pool = this.pool();
     if (pool === undefined) return this.manager.query(text, values);
-    const name = reusable && this.prepare ? this.nameOf(text) : undefined;
-    const { rows } = await pool.query<T>(name === undefined ? { text, values } : { name, text, values });
-    return rows;
+    const base = reusable && this.prepare ? this.nameOf(text) : undefined;
+    if (base === undefined) return (await pool.query<T>({ text, values })).rows;
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<T>({ name: nameOn(client, base), text, values });
+        client.release();
+        return rows;
+      } catch (error) {
+        // As pg's own Pool#query does: a connection that failed a statement is not reused.
+        client.release(error as Error);
+        if (attempt > 1 || !LOST_STATEMENT.has((error as { code?: string }).code ?? '')) throw error;
+      }
+    }
   }
 
   /**
@@ -53,10 +105,12 @@ export class PoolQueries {
       yield await this.manager.query(text, values);
       return;
     }
-    const name = reusable && this.prepare ? this.nameOf(text) : undefined;
+    const base = reusable && this.prepare ? this.nameOf(text) : undefined;
     const client = await pool.connect();
     const batches = new RowBatches<T>();
-    const query = new Query(name === undefined ? { text, values } : { name, text, values });
+    const query = new Query(
+      base === undefined ? { text, values } : { name: nameOn(client, base), text, values },
+    );
     query.on('row', (row: T) => batches.add(row));
     query.on('end', () => {
       client.release();
@@ -82,9 +136,14 @@ export class PoolQueries {
     if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
       // Named after the text: adapters each with their own PoolQueries share the pool's
       // connections, and one name must never stand for two statements on a connection.
-      name = `read_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+      name = `${SERVICE_STATEMENT_PREFIX}${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
       this.names.set(text, name);
     }
     return name;
   }
+}
+
+/** The statement's name on this connection: its own, so that no two connections' names meet. */
+function nameOn(client: object, base: string): string {
+  return `${base}_${connectionNumber(client)}`;
 }

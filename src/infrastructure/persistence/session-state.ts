@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { errorIn, simpleQuery } from './pg-wire';
+import { SERVICE_STATEMENT_PREFIX } from './pool-queries';
 
 /**
  * What a connection of another process (psql, pg_dump, the command-line tool) has set in PGlite's
@@ -43,9 +44,15 @@ const CAPTURE = `SELECT session_user AS "user", pg_catalog.current_setting('role
 const RESET = `SELECT pg_catalog.set_config('session_authorization', '${SESSION_USER}', false); RESET ALL`;
 
 // What else a connection can leave in the session beyond its settings; run when the last
-// connection of another process has gone (the service itself uses none of these).
-const DISCARD_LEFTOVERS =
-  'CLOSE ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DEALLOCATE ALL; DISCARD TEMP';
+// connection of another process has gone. Of these the service uses only prepared statements,
+// under names of its own (PoolQueries): those stay.
+const DISCARD_LEFTOVERS = `CLOSE ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP;
+  DO $$DECLARE s text; BEGIN
+    FOR s IN SELECT name FROM pg_catalog.pg_prepared_statements
+              WHERE name NOT LIKE '${SERVICE_STATEMENT_PREFIX.replace(/_/g, '\\_')}%' LOOP
+      EXECUTE pg_catalog.format('DEALLOCATE %I', s);
+    END LOOP;
+  END$$`;
 
 /**
  * Reads what the connection that had the session set. Only while the session is idle (no

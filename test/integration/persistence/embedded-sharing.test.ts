@@ -260,6 +260,23 @@ const pglite = testDatabases.find((target) => target.name === 'pglite');
     expect(rows).toEqual([{ left_behind: null }]);
   });
 
+  it("keeps the service answering when a tool deallocates every prepared statement, and drops the tool's own with its session", async () => {
+    // The service's lookups are prepared statements in the one session the tools share.
+    await expectServiceServes();
+    const client = await tool();
+    await client.query('DEALLOCATE ALL');
+    await expectServiceServes();
+    await client.query('PREPARE tool_statement AS SELECT 1');
+    await client.end();
+
+    const next = await tool();
+    const { rows } = await next.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+    const names = rows.map((row) => row.name);
+    expect(names).not.toContain('tool_statement');
+    expect(names).toContainEqual(expect.stringMatching(/^read_/));
+    await expectServiceServes();
+  });
+
   it('cuts off a psql idle in a transaction once the service has waited its bound, rolls it back and tells it', async () => {
     const session = psqlSession();
     session.send('BEGIN;');

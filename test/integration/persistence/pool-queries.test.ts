@@ -22,10 +22,25 @@ describe.each(testDatabases)('reads through the pool on $name', (target) => {
     const prepared = await reads.query<{ name: string; statement: string }>(PREPARED, []);
 
     expect(answers).toEqual([[{ doubled: 2 }], [{ doubled: 4 }], [{ doubled: 6 }]]);
-    expect(prepared).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{32}$/), statement: text }]);
+    expect(prepared).toEqual([
+      { name: expect.stringMatching(/^read_[0-9a-f]{32}_[0-9]+$/), statement: text },
+    ]);
   });
 
-  it('prepare nothing when not asked to (PGlite, or a statement planned for its values)', async () => {
+  it('prepare a statement again when the session lost it (a tool beside the embedded service deallocated it)', async () => {
+    const reads = new PoolQueries(database.dataSource.manager, true);
+    const text = 'SELECT $1::int * 3 AS tripled';
+    expect(await reads.query(text, [1], true)).toEqual([{ tripled: 3 }]);
+    // On the connection that prepared it: the pool hands out the connection it got back last.
+    await reads.query('DEALLOCATE ALL', []);
+
+    expect(await reads.query(text, [2], true)).toEqual([{ tripled: 6 }]);
+    expect(await reads.query(text, [3], true)).toEqual([{ tripled: 9 }]);
+    const prepared = await reads.query<{ statement: string }>(PREPARED, []);
+    expect(prepared.map((row) => row.statement)).toEqual([text]);
+  });
+
+  it('prepare nothing when not asked to (a statement planned for its values)', async () => {
     const unnamed = new PoolQueries(database.dataSource.manager, false);
     await unnamed.query('SELECT $1::int + 1 AS next', [1], true);
     const named = new PoolQueries(database.dataSource.manager, true);
