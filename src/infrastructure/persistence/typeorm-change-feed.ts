@@ -131,7 +131,7 @@ export class TypeOrmChangeFeed implements ChangeFeed {
   constructor(
     private readonly manager: EntityManager,
     options: {
-      /** The position as a named prepared statement (PostgreSQL only, see PoolQueries). */
+      /** The position (and the rendered page) as named prepared statements (see PoolQueries). */
       preparedPosition?: boolean;
       /**
        * Where the database runs one statement at a time (PGlite): a page larger than this is read

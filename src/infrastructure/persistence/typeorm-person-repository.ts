@@ -112,7 +112,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
     private readonly manager: EntityManager,
     /** How streams share the database with everyone else; none: they do not wait for each other. */
     private readonly sharing?: StreamSharing,
-    /** Lookups as named prepared statements (PostgreSQL only, see PoolQueries). */
+    /** Lookups as named prepared statements (see PoolQueries). */
     preparedLookups = false,
     /**
      * The manager is one transaction's: a club id found or made stays valid to its end (clubs are
