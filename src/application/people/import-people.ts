@@ -524,6 +524,7 @@ async function apply(
 
   let done = 0;
   input.onProgress?.(0, plan.total);
+  if (!dryRun) await tx.people.beginBulkInsert(plan.total - plan.targets.size);
   const flush = async (batch: Checked[]) => {
     const targets = batch.flatMap(({ index }) => {
       const id = plan.targets.get(index);
@@ -618,6 +619,7 @@ async function apply(
     }
     await hand(batch);
   });
+  if (!dryRun) await tx.people.endBulkInsert();
   return output;
 }
 

@@ -110,6 +110,15 @@ export interface PersonRepository {
    * taken by another visible person, or a member_number by anyone.
    */
   insertMany(people: NewPerson[]): Promise<number[]>;
+  /**
+   * In a unit of work, before `count` people are added by insertMany: when that is many more
+   * than the directory holds (a first import), the store may set its search indexes aside, to be
+   * built again by `endBulkInsert` before the unit of work ends; building an index once is many
+   * times cheaper than keeping it up to date row by row.
+   */
+  beginBulkInsert(count: number): Promise<void>;
+  /** Builds again whatever beginBulkInsert set aside. */
+  endBulkInsert(): Promise<void>;
   /** People by id, admins and erased people included, by id ascending; unknown ids are left out. */
   findMany(ids: number[]): Promise<Person[]>;
   /**

@@ -294,6 +294,11 @@ export class InMemoryPersonRepository implements PersonRepository {
     person.version += 1;
   }
 
+  /** Nothing to set aside in memory. */
+  async beginBulkInsert(): Promise<void> {}
+
+  async endBulkInsert(): Promise<void> {}
+
   async insertMany(people: NewPerson[]): Promise<number[]> {
     const { state } = this.store;
     const incoming = new Set<string>();

@@ -42,6 +42,15 @@ import { type PersonRow, PersonSchema } from './schemas/person-schema';
  */
 const STREAM_BATCH_SIZE = 1000;
 
+/**
+ * A bulk insert sets the search indexes aside when it adds at least this many people, and at
+ * least BULK_INSERT_FACTOR times as many as the directory holds: a first import. Its transaction
+ * then holds the tables exclusively until it ends (DROP INDEX), which on an empty directory
+ * keeps no one from anything they could have read.
+ */
+const BULK_INSERT_MIN = 10_000;
+const BULK_INSERT_FACTOR = 4;
+
 /** People per INSERT: arrays travel as one parameter each, so this bounds memory, not parameters. */
 const INSERT_CHUNK_SIZE = 5000;
 
@@ -107,6 +116,9 @@ export class TypeOrmPersonRepository implements PersonRepository {
   private readonly knownClubs: Map<string, number> | null;
 
   private readonly onErase: (() => void) | undefined;
+
+  /** The indexes beginBulkInsert dropped, with how to build each again. */
+  private setAside: { name: string; definition: string }[] = [];
 
   constructor(
     private readonly manager: EntityManager,
@@ -570,6 +582,33 @@ export class TypeOrmPersonRepository implements PersonRepository {
         memberships.map((m) => m.endDate),
       ],
     );
+  }
+
+  async beginBulkInsert(count: number): Promise<void> {
+    if (this.knownClubs === null || count < BULK_INSERT_MIN) return;
+    await withDatabaseErrors(async () => {
+      const [{ people }]: { people: number }[] = await this.manager.query(
+        'SELECT count(*)::int AS people FROM people',
+      );
+      if (count < BULK_INSERT_FACTOR * people) return;
+      // The non-unique indexes of the three tables: the unique ones check what is inserted.
+      const indexes: { name: string; definition: string }[] = await this.manager.query(
+        `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
+           FROM pg_index i
+          WHERE i.indrelid IN ('people'::regclass, 'contacts'::regclass, 'memberships'::regclass)
+            AND NOT i.indisunique AND i.indisvalid`,
+      );
+      for (const { name } of indexes) await this.manager.query(`DROP INDEX ${name}`);
+      this.setAside = indexes;
+    });
+  }
+
+  async endBulkInsert(): Promise<void> {
+    const indexes = this.setAside;
+    this.setAside = [];
+    await withDatabaseErrors(async () => {
+      for (const { definition } of indexes) await this.manager.query(definition);
+    });
   }
 
   /**

@@ -1,0 +1,92 @@
+import request from 'supertest';
+import { type IncomingRecord, ImportPeople } from '../../../src/application/people/import-people';
+import { createTestApp, type TestApp } from '../../support/app';
+import { testDatabases } from '../../support/databases';
+
+// The least a first import must add for its indexes to be set aside (see beginBulkInsert).
+const FIRST_IMPORT = 10_000;
+
+const INDEXES = `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition,
+       i.indisunique AS unique, i.indexrelid::int AS oid
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+ WHERE i.indrelid IN ('people'::regclass, 'contacts'::regclass, 'memberships'::regclass)
+ ORDER BY c.relname`;
+
+async function* records(count: number, from = 0): AsyncIterable<IncomingRecord> {
+  for (let i = from; i < from + count; i++) {
+    yield {
+      index: i,
+      where: `record ${i}`,
+      person: {
+        id: null,
+        firstName: `Ada${i}`,
+        lastName: `Lovelace${i}`,
+        chatId: `chat-${i}`,
+        contacts: [{ kind: 'email', value: `Ada.${i}@Example.org`, label: null }],
+        memberships: [{ club: 'Astronomers', kind: 'full', startDate: '2020-01-01', endDate: null }],
+      },
+    };
+  }
+}
+
+/**
+ * A first import (many more people than the directory holds) builds the tables' search indexes
+ * once at its end instead of row by row; the indexes are there, the same, whether it commits or
+ * fails, and every search answers from them.
+ */
+describe.each(testDatabases)('a first import into an empty directory on $name', (target) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(target);
+  }, 60_000);
+  afterAll(() => t.close());
+
+  const indexes = () => t.database.dataSource.query(INDEXES);
+
+  it('leaves every index as it was when it fails part way', async () => {
+    const before = await indexes();
+    // Fails while it writes, half way through: after the indexes were set aside.
+    const failing = t.container.get(ImportPeople).execute({
+      records: records(FIRST_IMPORT),
+      onChange: (change) => {
+        if (change.kind === 'add' && change.index === FIRST_IMPORT / 2) throw new Error('the reader gave up');
+      },
+    });
+
+    await expect(failing).rejects.toThrow('the reader gave up');
+
+    // The very indexes (the same oids): the drop was rolled back with the rest.
+    expect(await indexes()).toEqual(before);
+    expect(
+      await t.database.dataSource.query('SELECT count(*)::int AS n FROM people WHERE role = $1', ['member']),
+    ).toEqual([{ n: 0 }]);
+  }, 120_000);
+
+  it('builds its indexes again before it commits, and the searches use them', async () => {
+    type Index = { name: string; definition: string; unique: boolean; oid: number };
+    const before: Index[] = await indexes();
+    const output = await t.container.get(ImportPeople).execute({ records: records(FIRST_IMPORT) });
+    expect(output.added).toBe(FIRST_IMPORT);
+
+    const after: Index[] = await indexes();
+    const shape = (list: Index[]) => list.map(({ name, definition }) => ({ name, definition }));
+    expect(shape(after)).toEqual(shape(before));
+    // Built again (new oids): the search indexes; kept: the unique ones, which checked the rows.
+    const rebuilt = after.filter((index, i) => index.oid !== before[i].oid);
+    expect(rebuilt.map((index) => index.name)).toEqual(
+      before.filter((index) => !index.unique).map((index) => index.name),
+    );
+    expect(rebuilt.length).toBeGreaterThanOrEqual(5);
+    const token = await t.tokenWith(['read']);
+    const byEmail = await request(t.app)
+      .get('/people?email=ada.1234@example.org')
+      .set('Authorization', `Bearer ${token}`);
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body).toEqual([expect.objectContaining({ first_name: 'Ada1234', chat_id: 'chat-1234' })]);
+    const byName = await request(t.app)
+      .get('/people?last_name=lovelace9999')
+      .set('Authorization', `Bearer ${token}`);
+    expect(byName.body.map((person: { first_name: string }) => person.first_name)).toEqual(['Ada9999']);
+  }, 120_000);
+});
