@@ -53,12 +53,12 @@ import { KeyTurns } from './http/key-turns';
 import { StreamLimits } from './http/stream-limits';
 import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit';
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
-import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
-import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
+import { CachingAccountRepository } from './infrastructure/credentials/caching-account-repository';
+import { CachingApiKeyRepository } from './infrastructure/credentials/caching-api-key-repository';
 import { type ReadinessProbe, readinessProbe } from './infrastructure/persistence/readiness';
-import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
-import { CredentialCache } from './infrastructure/persistence/credential-cache';
-import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
+import { CachingUnitOfWork } from './infrastructure/credentials/caching-unit-of-work';
+import { CredentialCache } from './infrastructure/credentials/credential-cache';
+import { KeyEventsListener } from './infrastructure/credentials/key-events-listener';
 import { PgListener } from './infrastructure/persistence/pg-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
 import { TypeOrmChangeFeed } from './infrastructure/persistence/typeorm-change-feed';
@@ -79,8 +79,8 @@ import {
   CHANGES_CHANNEL,
   DELIVERIES_CHANNEL,
   SqlWebhookStore,
-} from './infrastructure/persistence/sql-webhook-store';
-import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
+} from './infrastructure/webhooks/sql-webhook-store';
+import { webhookPayloads } from './infrastructure/webhooks/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';

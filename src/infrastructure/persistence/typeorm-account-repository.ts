@@ -11,7 +11,7 @@ import type { Permission } from '../../domain/permission';
 import type { Role } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { withDatabaseErrors } from './database-errors';
-import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
+import { KEY_EVENT_CHANNELS, notifyKeyEvent } from '../credentials/key-events';
 import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /** Only ever called on a row with credentials: username and password hash are set together. */

@@ -5,7 +5,7 @@ import { NotFound } from '../../domain/errors';
 import type { Permission } from '../../domain/permission';
 import type { Role } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
-import { KEY_EVENT_CHANNELS, notifyKeyEvent } from './key-events';
+import { KEY_EVENT_CHANNELS, notifyKeyEvent } from '../credentials/key-events';
 import { type ApiKeyRow, ApiKeySchema } from './schemas/api-key-schema';
 
 /** Listed explicitly so that the token hash never leaves this file. */

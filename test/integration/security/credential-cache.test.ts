@@ -7,10 +7,10 @@ import type { ApiKeyRepository, KeyCredential } from '../../../src/application/p
 import type { TokenService } from '../../../src/application/ports/token-service';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { APP, closeConnections, startConnections } from '../../../src/container';
-import { CachingApiKeyRepository } from '../../../src/infrastructure/persistence/caching-api-key-repository';
-import { CachingUnitOfWork } from '../../../src/infrastructure/persistence/caching-unit-of-work';
-import { CredentialCache } from '../../../src/infrastructure/persistence/credential-cache';
-import { KeyEventsListener } from '../../../src/infrastructure/persistence/key-events-listener';
+import { CachingApiKeyRepository } from '../../../src/infrastructure/credentials/caching-api-key-repository';
+import { CachingUnitOfWork } from '../../../src/infrastructure/credentials/caching-unit-of-work';
+import { CredentialCache } from '../../../src/infrastructure/credentials/credential-cache';
+import { KeyEventsListener } from '../../../src/infrastructure/credentials/key-events-listener';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
 import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';

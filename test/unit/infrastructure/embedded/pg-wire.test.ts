@@ -5,7 +5,7 @@ import {
   mayChangeSession,
   ProtocolViolation,
   simpleQuery,
-} from '../../../src/infrastructure/persistence/pg-wire';
+} from '../../../../src/infrastructure/embedded/pg-wire';
 
 function typed(type: string, body: Buffer | string): Buffer {
   const content = typeof body === 'string' ? Buffer.from(body) : body;

@@ -1,4 +1,4 @@
-import type { IncomingRecord } from '../../application/people/import-people';
+import type { IncomingRecord } from '../application/people/import-people';
 import { checkPersonRecord } from './person-file-record';
 import { type ByteSource, RECORD_MAX_BYTES, readJsonArray } from './read-json-array';
 

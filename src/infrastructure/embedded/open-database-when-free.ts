@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataDirectoryInUse, type LockOwner } from './data-dir-lock';
-import { type Database, type DatabaseOptions, openDatabase } from './database';
+import { type Database, type DatabaseOptions, openDatabase } from '../persistence/database';
 
 // How often to look again while a command-line tool has the embedded database open.
 const POLL_MS = 250;

@@ -16,14 +16,14 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino from 'pino';
-import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { LOCK_FILE } from '../../../src/infrastructure/embedded/data-dir-lock';
 import {
   connectToDatabaseServer,
   type Database,
   openDatabase,
 } from '../../../src/infrastructure/persistence/database';
-import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
-import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
+import { SOCKET_NAME } from '../../../src/infrastructure/embedded/database-socket-path';
+import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/embedded/serve-database';
 import { testDatabases } from '../../support/databases';
 import { copyMigratedDataDir, migratedDataDir } from '../../support/run-artifacts';
 

@@ -1,4 +1,4 @@
-import type { IncomingRecord } from '../../application/people/import-people';
+import type { IncomingRecord } from '../application/people/import-people';
 import { csvPersonFile } from './csv-person-file';
 import { personFile } from './person-file';
 import type { ByteSource } from './read-json-array';

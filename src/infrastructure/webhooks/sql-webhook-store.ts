@@ -15,7 +15,7 @@ import type {
   WindowChange,
   WindowRecord,
 } from '../../application/ports/webhook-store';
-import { retryOnDeadlock, withDatabaseErrors } from './database-errors';
+import { retryOnDeadlock, withDatabaseErrors } from '../persistence/database-errors';
 import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
 import type { WebhookWire } from './webhook-payload';
 import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';

@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../../../src/domain/calendar-date';
-import { checkPersonRecord } from '../../../src/cli/person-file/person-file-record';
+import { checkPersonRecord } from '../../../src/person-file/person-file-record';
 import { record } from '../import/import-fixture';
 
 function errorsOf(value: unknown): string[] {

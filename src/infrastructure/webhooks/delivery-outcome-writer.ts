@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookAttempt } from '../../application/ports/webhook-store';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../persistence/group-commit';
 
 /** The usual ends of an attempt: delivered, or due again. Giving up is rarer and written alone. */
 export type RoutineOutcome = Exclude<DeliveryOutcome, { status: 'failed' }>;

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { heldDataDirLock } from './data-dir-lock';
-import type { Database } from './database';
+import type { Database } from '../persistence/database';
 import { prepareSocketPlace, type SocketPlace } from './database-socket-path';
 import { fatalError } from './pg-wire';
 

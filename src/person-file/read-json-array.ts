@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { InvalidInput } from '../../domain/errors';
-import { CliFailure } from '../cli-errors';
-import { describeFileError } from '../commands/file-errors';
+import { InvalidInput } from '../domain/errors';
+import { CliFailure } from '../cli/cli-errors';
+import { describeFileError } from '../cli/commands/file-errors';
 
 export const NOT_AN_ARRAY = 'the file must hold a JSON array of people';
 

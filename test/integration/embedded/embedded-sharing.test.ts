@@ -5,7 +5,7 @@ import pg from 'pg';
 import pino from 'pino';
 import request from 'supertest';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
-import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
+import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/embedded/serve-database';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { migratedDataDir } from '../../support/run-artifacts';

@@ -1,16 +1,9 @@
-import type { IncomingPerson } from '../../application/people/import-people';
-import type { NewContact, NewMembership } from '../../application/ports/person-repository';
-import { isCalendarDate } from '../../domain/calendar-date';
-import { type ContactKind, isContactKind } from '../../domain/contact';
-import {
-  checkChatId,
-  checkMemberNumber,
-  checkName,
-  type Person,
-  ROLES,
-  type Role,
-} from '../../domain/person';
-import { checkText } from '../../domain/text';
+import type { IncomingPerson } from '../application/people/import-people';
+import type { NewContact, NewMembership } from '../application/ports/person-repository';
+import { isCalendarDate } from '../domain/calendar-date';
+import { type ContactKind, isContactKind } from '../domain/contact';
+import { checkChatId, checkMemberNumber, checkName, type Person, ROLES, type Role } from '../domain/person';
+import { checkText } from '../domain/text';
 
 /**
  * One person in the import and export file (SPEC §5, §6), as the file spells it: clubs by name,

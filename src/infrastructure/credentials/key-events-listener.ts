@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { CredentialCache } from './credential-cache';
 import { KEY_EVENT_CHANNELS } from './key-events';
-import { PgListener } from './pg-listener';
+import { PgListener } from '../persistence/pg-listener';
 
 export interface KeyEventsListenerOptions {
   /** First wait before reconnecting; doubled after each failure up to `maxBackoffMs`. */

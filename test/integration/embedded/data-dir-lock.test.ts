@@ -7,7 +7,7 @@ import {
   DataDirectoryInUse,
   LOCK_FILE,
   readDataDirOwner,
-} from '../../../src/infrastructure/persistence/data-dir-lock';
+} from '../../../src/infrastructure/embedded/data-dir-lock';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
 import { migratedDataDir } from '../../support/run-artifacts';
 

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import type { IncomingPerson, IncomingRecord } from '../../application/people/import-people';
-import type { NewMembership } from '../../application/ports/person-repository';
-import type { ContactKind } from '../../domain/contact';
-import { InvalidInput } from '../../domain/errors';
+import type { IncomingPerson, IncomingRecord } from '../application/people/import-people';
+import type { NewMembership } from '../application/ports/person-repository';
+import type { ContactKind } from '../domain/contact';
+import { InvalidInput } from '../domain/errors';
 import { checkPersonRecord } from './person-file-record';
 import { type ByteSource, RECORD_MAX_BYTES, UnreadableInput, utf8Text } from './read-json-array';
 

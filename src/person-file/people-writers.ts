@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import { type ContactKind } from '../../domain/contact';
-import { isCurrent, type Membership } from '../../domain/membership';
-import type { Person } from '../../domain/person';
-import { writeText } from '../write-text';
+import { type ContactKind } from '../domain/contact';
+import { isCurrent, type Membership } from '../domain/membership';
+import type { Person } from '../domain/person';
+import { writeText } from '../cli/write-text';
 import { CSV_COLUMNS } from './csv-person-file';
 import { toPersonRecord } from './person-file-record';
 
