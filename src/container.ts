@@ -61,8 +61,8 @@ import { CredentialCache } from './infrastructure/credentials/credential-cache';
 import { KeyEventsListener } from './infrastructure/credentials/key-events-listener';
 import { PgListener } from './infrastructure/persistence/pg-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
-import { TypeOrmChangeFeed } from './infrastructure/persistence/typeorm-change-feed';
-import { TypeOrmUnitOfWork } from './infrastructure/persistence/typeorm-unit-of-work';
+import { TypeOrmChangeFeed } from './infrastructure/persistence/sql-change-feed';
+import { TypeOrmUnitOfWork } from './infrastructure/persistence/sql-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
 import { RecoveringRedisStore } from './infrastructure/rate-limit/recovering-redis-store';
@@ -86,7 +86,7 @@ import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
-import { SqlErasurePurge } from './infrastructure/persistence/erased-values-purge';
+import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {

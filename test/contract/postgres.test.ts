@@ -1,5 +1,5 @@
 import { describePersistenceContract } from './persistence.contract';
-import { openTypeOrmAdapter } from './typeorm-adapter';
+import { openTypeOrmAdapter } from './sql-adapter';
 
 describePersistenceContract(
   'the TypeORM adapters on PostgreSQL (TEST_DATABASE_URL)',

@@ -4,7 +4,7 @@ import type { Person } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
-import { CHANGE_LOG_LOCK_KEY } from './typeorm-change-log';
+import { CHANGE_LOG_LOCK_KEY } from './sql-change-log';
 
 /** Updates written by one statement at most: what a statement's arrays and answer are sized for. */
 const MAX_BATCH = 64;

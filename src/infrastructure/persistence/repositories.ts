@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import type { Transaction } from '../../application/ports/unit-of-work';
-import { TypeOrmAccountRepository } from './typeorm-account-repository';
-import { TypeOrmApiKeyRepository } from './typeorm-api-key-repository';
-import { TypeOrmAuditLog } from './typeorm-audit-log';
-import { TypeOrmChangeLog } from './typeorm-change-log';
-import { TypeOrmMembershipCalendar } from './typeorm-membership-calendar';
-import { type StreamSharing, TypeOrmPersonRepository } from './typeorm-person-repository';
+import { TypeOrmAccountRepository } from './sql-account-repository';
+import { TypeOrmApiKeyRepository } from './sql-api-key-repository';
+import { TypeOrmAuditLog } from './sql-audit-log';
+import { TypeOrmChangeLog } from './sql-change-log';
+import { TypeOrmMembershipCalendar } from './sql-membership-calendar';
+import { type StreamSharing, TypeOrmPersonRepository } from './sql-person-repository';
 
 export interface TypeOrmRepositories extends Transaction {
   /** Written by TypeOrmUnitOfWork just before it commits; see TypeOrmChangeLog. */

@@ -1,6 +1,6 @@
 import type { RenderedChange } from '../../../src/application/changes/change-view';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { TypeOrmChangeFeed } from '../../../src/infrastructure/persistence/typeorm-change-feed';
+import { TypeOrmChangeFeed } from '../../../src/infrastructure/persistence/sql-change-feed';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 
 const TODAY = '2026-11-27';

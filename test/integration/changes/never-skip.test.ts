@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { NewChange } from '../../../src/application/ports/change-log';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { openSameSchema } from '../multi-instance/instances';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';

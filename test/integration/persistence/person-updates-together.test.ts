@@ -2,7 +2,7 @@ import type { PersonUpdate } from '../../../src/application/ports/unit-of-work';
 import { Conflict } from '../../../src/domain/errors';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { newPerson, uniqueName } from '../../support/app';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 

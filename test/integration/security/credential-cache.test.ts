@@ -12,7 +12,7 @@ import { CachingUnitOfWork } from '../../../src/infrastructure/credentials/cachi
 import { CredentialCache } from '../../../src/infrastructure/credentials/credential-cache';
 import { KeyEventsListener } from '../../../src/infrastructure/credentials/key-events-listener';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { waitFor } from '../multi-instance/instances';

@@ -22,7 +22,7 @@ import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
-import { countErasure } from './erased-values-purge';
+import { countErasure } from './sql-erasure-purge';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
 import { PoolQueries } from './pool-queries';

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
-import { purgeErasedValues } from './erased-values-purge';
+import { purgeErasedValues } from './sql-erasure-purge';
 import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
@@ -27,7 +27,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
   /**
    * Errors thrown by `work` come out unchanged; failures to begin or commit are translated. A unit
    * that erased people returns once what held their values has been rewritten (SPEC §8): that
-   * cannot run inside a transaction, so it follows the commit (see erased-values-purge.ts).
+   * cannot run inside a transaction, so it follows the commit (see sql-erasure-purge.ts).
    */
   async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     let erased = false;

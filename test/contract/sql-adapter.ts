@@ -1,7 +1,7 @@
 import { ConcurrencyLimit } from '../../src/infrastructure/persistence/concurrency-limit';
-import { TypeOrmChangeFeed } from '../../src/infrastructure/persistence/typeorm-change-feed';
+import { TypeOrmChangeFeed } from '../../src/infrastructure/persistence/sql-change-feed';
 import { createRepositories } from '../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/sql-unit-of-work';
 import { openTestDatabase, testDatabases } from '../support/databases';
 import type { OpenAdapter } from './contract-adapter';
 
