@@ -61,8 +61,8 @@ import { CredentialCache } from './infrastructure/credentials/credential-cache';
 import { KeyEventsListener } from './infrastructure/credentials/key-events-listener';
 import { PgListener } from './infrastructure/persistence/pg-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
-import { TypeOrmChangeFeed } from './infrastructure/persistence/sql-change-feed';
-import { TypeOrmUnitOfWork } from './infrastructure/persistence/sql-unit-of-work';
+import { SqlChangeFeed } from './infrastructure/persistence/sql-change-feed';
+import { SqlUnitOfWork } from './infrastructure/persistence/sql-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
 import { RecoveringRedisStore } from './infrastructure/rate-limit/recovering-redis-store';
@@ -249,14 +249,14 @@ export function createContainer(
     .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
   container.bind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(
-    new TypeOrmChangeFeed(database.dataSource.manager, {
+    new SqlChangeFeed(database.dataSource.manager, {
       preparedPosition: database.kind === 'postgres',
       pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     }),
   );
   container
     .bind(TYPES.UnitOfWork)
-    .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));
+    .toConstantValue(new CachingUnitOfWork(new SqlUnitOfWork(database.dataSource), cache));
   const keyEvents =
     database.kind === 'postgres' && config.databaseUrl !== null
       ? new KeyEventsListener(config.databaseUrl, cache, logger)

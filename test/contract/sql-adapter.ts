@@ -1,15 +1,15 @@
 import { ConcurrencyLimit } from '../../src/infrastructure/persistence/concurrency-limit';
-import { TypeOrmChangeFeed } from '../../src/infrastructure/persistence/sql-change-feed';
+import { SqlChangeFeed } from '../../src/infrastructure/persistence/sql-change-feed';
 import { createRepositories } from '../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/sql-unit-of-work';
+import { SqlUnitOfWork } from '../../src/infrastructure/persistence/sql-unit-of-work';
 import { openTestDatabase, testDatabases } from '../support/databases';
 import type { OpenAdapter } from './contract-adapter';
 
 /**
- * The TypeORM adapters over a fresh migrated database (PGlite in memory, or a schema of its own on
+ * The SQL adapters over a fresh migrated database (PGlite in memory, or a schema of its own on
  * PostgreSQL); null when the run leaves that database out (TEST_DATABASE_URL, TEST_DATABASES).
  */
-export function openTypeOrmAdapter(database: 'pglite' | 'postgres'): OpenAdapter | null {
+export function openSqlAdapter(database: 'pglite' | 'postgres'): OpenAdapter | null {
   const target = testDatabases.find((candidate) => candidate.name === database);
   if (target === undefined) return null;
   return async () => {
@@ -21,8 +21,8 @@ export function openTypeOrmAdapter(database: 'pglite' | 'postgres'): OpenAdapter
       repositories: createRepositories(opened.dataSource.manager, {
         streaming: { lane: new ConcurrencyLimit(1), laterBatchSize: 2, pagePart },
       }),
-      unitOfWork: new TypeOrmUnitOfWork(opened.dataSource),
-      feed: new TypeOrmChangeFeed(opened.dataSource.manager, { pagePart }),
+      unitOfWork: new SqlUnitOfWork(opened.dataSource),
+      feed: new SqlChangeFeed(opened.dataSource.manager, { pagePart }),
       close: () => opened.close(),
     };
   };

@@ -16,7 +16,7 @@ const MAX_BATCH = 64;
  * a row changed concurrently).
  *
  * Parts of one statement see the same snapshot, so people are rendered from the rows the UPDATE
- * returns, not read again. The change log's lock (see TypeOrmChangeLog) is taken for each row
+ * returns, not read again. The change log's lock (see SqlChangeLog) is taken for each row
  * the UPDATE returned, so only once those rows are locked (never the other way round, which
  * could deadlock with a transaction holding one of them), and `seq` is drawn for rows that came
  * out of the locking step, so only under the lock; the COMMIT that follows the statement in the

@@ -27,7 +27,7 @@ function toAccount(row: PersonRow): Account {
 }
 
 /** Accounts live on the people row: an account is a person with a username and a password hash. */
-export class TypeOrmAccountRepository implements AccountRepository {
+export class SqlAccountRepository implements AccountRepository {
   private readonly people: Repository<PersonRow>;
 
   constructor(private readonly manager: EntityManager) {

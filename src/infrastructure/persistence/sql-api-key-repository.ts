@@ -39,7 +39,7 @@ interface CredentialRecord {
   role: Role;
 }
 
-export class TypeOrmApiKeyRepository implements ApiKeyRepository {
+export class SqlApiKeyRepository implements ApiKeyRepository {
   private readonly keys: Repository<ApiKeyRow>;
 
   constructor(private readonly manager: EntityManager) {

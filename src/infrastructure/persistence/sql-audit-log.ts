@@ -22,7 +22,7 @@ function toAuditEntry(row: AuditEntryRow): AuditEntry {
   };
 }
 
-export class TypeOrmAuditLog implements AuditLog {
+export class SqlAuditLog implements AuditLog {
   private readonly entries: Repository<AuditEntryRow>;
 
   constructor(private readonly manager: EntityManager) {

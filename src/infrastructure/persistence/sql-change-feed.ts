@@ -119,10 +119,10 @@ function toPosition(row: PositionRow): FeedPosition {
 
 /**
  * Reads `seq > after` in seq order. That never skips a change because seq is drawn at commit,
- * one transaction at a time (TypeOrmChangeLog): what a reader sees is always every change up to
+ * one transaction at a time (SqlChangeLog): what a reader sees is always every change up to
  * some seq, never one with a gap that a later commit fills.
  */
-export class TypeOrmChangeFeed implements ChangeFeed {
+export class SqlChangeFeed implements ChangeFeed {
   /** Where the position is read (see PoolQueries): every list of people asks for it. */
   private readonly reads: PoolQueries;
 

@@ -20,7 +20,7 @@ export const CHANGE_LOG_LOCK_KEY = 72_707_370;
  * is the order in which changes become visible. The lock is held for one INSERT and the COMMIT;
  * transactions that record nothing never take it.
  */
-export class TypeOrmChangeLog implements ChangeLog {
+export class SqlChangeLog implements ChangeLog {
   private pending: NewChange[] = [];
 
   /**

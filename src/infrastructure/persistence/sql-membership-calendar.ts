@@ -18,7 +18,7 @@ interface DueRow {
 }
 
 /** Reads the partial indexes of what is not announced yet, which stay small. */
-export class TypeOrmMembershipCalendar implements MembershipCalendar {
+export class SqlMembershipCalendar implements MembershipCalendar {
   constructor(private readonly manager: EntityManager) {}
 
   claimDue(today: string, limit: number): Promise<DueMembership[]> {

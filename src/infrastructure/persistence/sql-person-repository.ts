@@ -99,7 +99,7 @@ export interface StreamSharing {
  * one a table for a bulk insert; see docs/decisions.md, "Persistence"); changes to the people row
  * alone go through the Repository API.
  */
-export class TypeOrmPersonRepository implements PersonRepository {
+export class SqlPersonRepository implements PersonRepository {
   private readonly people: Repository<PersonRow>;
   /** Where searches are read (see PoolQueries). */
   private readonly reads: PoolQueries;

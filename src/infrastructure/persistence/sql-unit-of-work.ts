@@ -6,20 +6,20 @@ import { purgeErasedValues } from './sql-erasure-purge';
 import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
-export interface TypeOrmUnitOfWorkOptions {
+export interface SqlUnitOfWorkOptions {
   /**
-   * Draw the changes' seq under the change log's lock (see TypeOrmChangeLog). Always on; the
+   * Draw the changes' seq under the change log's lock (see SqlChangeLog). Always on; the
    * never-skip test turns it off once to show that it then fails.
    */
   serialiseChanges?: boolean;
 }
 
-export class TypeOrmUnitOfWork implements UnitOfWork {
+export class SqlUnitOfWork implements UnitOfWork {
   private readonly updates: PersonUpdateWriter;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly options: TypeOrmUnitOfWorkOptions = {},
+    private readonly options: SqlUnitOfWorkOptions = {},
   ) {
     this.updates = new PersonUpdateWriter(dataSource.manager, options.serialiseChanges !== false);
   }
