@@ -6,6 +6,7 @@ import pg from 'pg';
 import { DataSource, type DataSourceOptions, MigrationExecutor, type QueryRunner } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
 import { acquireDataDirLock } from '../embedded/data-dir-lock';
+import { connectionPool } from './connection-pool';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
 import { LocalPgStream } from '../embedded/local-pg-stream';
 import { PgliteGate } from '../embedded/pglite-gate';
@@ -201,9 +202,8 @@ async function createSchema(databaseUrl: string, schema: string): Promise<void> 
 
 /** How many queries are waiting for one of the pool's connections right now. */
 export function queriesWaiting(database: Database): number {
-  // pg's Pool counts them itself; TypeORM keeps the pool as its driver's `master`.
-  const pool = (database.dataSource.driver as unknown as { master?: { waitingCount?: number } }).master;
-  return pool?.waitingCount ?? 0;
+  // pg's Pool counts them itself.
+  return connectionPool(database.dataSource)?.waitingCount ?? 0;
 }
 
 /** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */

@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Query } from 'pg';
+import { type Pool, Query } from 'pg';
 import type { EntityManager } from 'typeorm';
+import { connectionPool } from './connection-pool';
 import { RowBatches } from './row-batches';
-
-/** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
-interface Pool {
-  query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
-  connect(): Promise<{ query(query: Query): unknown; release(error?: Error): void }>;
-}
 
 /** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
 const MAX_NAMED_STATEMENTS = 100;
@@ -36,8 +31,8 @@ export class PoolQueries {
     const pool = this.pool();
     if (pool === undefined) return this.manager.query(text, values);
     const name = reusable && this.prepare ? this.nameOf(text) : undefined;
-    const { rows } = await pool.query<T>(name === undefined ? { text, values } : { name, text, values });
-    return rows;
+    const { rows } = await pool.query(name === undefined ? { text, values } : { name, text, values });
+    return rows as T[];
   }
 
   /**
@@ -73,8 +68,8 @@ export class PoolQueries {
 
   /** The pool, unless a transaction holds the manager or the connection is not (or no longer) open. */
   private pool(): Pool | undefined {
-    if (this.manager.queryRunner !== undefined || !this.manager.connection.isInitialized) return undefined;
-    return (this.manager.connection.driver as unknown as { master?: Pool }).master;
+    if (this.manager.queryRunner !== undefined) return undefined;
+    return connectionPool(this.manager.connection);
   }
 
   private nameOf(text: string): string | undefined {
