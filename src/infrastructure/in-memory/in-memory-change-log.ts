@@ -1,4 +1,4 @@
-import type { Change } from '../../application/ports/change-feed';
+import type { Change } from '../../application/ports/change-log';
 import type { ChangeLog, NewChange } from '../../application/ports/change-log';
 import type { Clock } from '../../application/ports/clock';
 import { copy, type InMemoryStore } from './in-memory-store';

@@ -6,8 +6,9 @@ import type {
   Lookalike,
   PersonReplacement,
   PersonRepository,
+  RenderedPerson,
 } from '../../application/ports/person-repository';
-import { personView, type RenderedPerson } from '../../application/people/person-view';
+import { personView } from '../../application/people/person-view';
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
 import { isCurrent, isEndingBefore } from '../../domain/membership';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Change } from '../../application/ports/change-feed';
+import type { Change } from '../../application/ports/change-log';
 import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';

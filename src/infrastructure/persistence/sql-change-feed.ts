@@ -1,9 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { hiddenChangeSql, type RenderedChange } from '../../application/changes/change-view';
+import { hiddenChangeSql } from '../../application/changes/change-view';
 import type {
   ChangeFeed,
   ChangeWithPerson,
   FeedPosition,
+  RenderedChange,
   RenderedPage,
 } from '../../application/ports/change-feed';
 import type { ChangedField, ChangeType } from '../../application/ports/change-log';

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { Change } from '../../application/ports/change-feed';
+import type { Change } from '../../application/ports/change-log';
 import type { ChangeLog, NewChange } from '../../application/ports/change-log';
 import { withDatabaseErrors } from './database-errors';
 

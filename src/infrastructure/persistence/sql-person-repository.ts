@@ -1,5 +1,4 @@
 import type { EntityManager, Repository } from 'typeorm';
-import type { RenderedPerson } from '../../application/people/person-view';
 import type {
   NewContact,
   NewMembership,
@@ -9,6 +8,7 @@ import type {
   Lookalike,
   PersonReplacement,
   PersonRepository,
+  RenderedPerson,
 } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
 import {

@@ -1,4 +1,4 @@
-import type { RenderedChange } from '../../../src/application/changes/change-view';
+import type { RenderedChange } from '../../../src/application/ports/change-feed';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { SqlChangeFeed } from '../../../src/infrastructure/persistence/sql-change-feed';
 import { openTestDatabase, testDatabases } from '../../support/databases';
