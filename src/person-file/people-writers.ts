@@ -1,9 +1,9 @@
+import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { type ContactKind } from '../domain/contact';
 import { isCurrent, type Membership } from '../domain/membership';
 import type { Person } from '../domain/person';
-import { writeText } from '../cli/write-text';
 import { CSV_COLUMNS } from './csv-person-file';
 import { toPersonRecord } from './person-file-record';
 
@@ -27,20 +27,21 @@ export const CURRENT_CSV_COLUMNS = [
   'end_date',
 ] as const;
 
-/** Writes text in chunks, waiting for the stream to drain: memory stays bounded. */
+/** Writes text in chunks, waiting for the stream to drain when its buffer is full: memory stays bounded. */
 function chunked(out: Writable): { add: (text: string) => Promise<void>; end: () => Promise<void> } {
   let buffer = '';
+  const flush = async () => {
+    const text = buffer;
+    buffer = '';
+    if (!out.write(text)) await once(out, 'drain');
+  };
   return {
     add: async (text) => {
       buffer += text;
-      if (buffer.length >= CHUNK_CHARACTERS) {
-        await writeText(out, buffer);
-        buffer = '';
-      }
+      if (buffer.length >= CHUNK_CHARACTERS) await flush();
     },
     end: async () => {
-      if (buffer !== '') await writeText(out, buffer);
-      buffer = '';
+      if (buffer !== '') await flush();
     },
   };
 }

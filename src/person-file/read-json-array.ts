@@ -1,8 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { InvalidInput } from '../domain/errors';
-import { CliFailure } from '../cli/cli-errors';
-import { describeFileError } from '../cli/commands/file-errors';
 
 export const NOT_AN_ARRAY = 'the file must hold a JSON array of people';
 
@@ -20,21 +17,6 @@ export interface ByteSource {
 
 /** The input cannot be read as what it should be (not UTF-8, not JSON, not CSV): one line says why. */
 export class UnreadableInput extends InvalidInput {}
-
-/** A file, read once, in chunks; a failure to open or read it is the command line's to explain. */
-export function fileSource(file: string, chunkBytes = 1024 * 1024): ByteSource {
-  return {
-    name: file,
-    chunks: async function* () {
-      try {
-        for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }))
-          yield chunk as Buffer;
-      } catch (error) {
-        throw new CliFailure(describeFileError(error, file, 'read'));
-      }
-    },
-  };
-}
 
 /** A buffer already read (a request's body), handed on in pieces like a file. */
 export function bufferSource(name: string, buffer: Buffer, chunkBytes = 1024 * 1024): ByteSource {
@@ -82,15 +64,14 @@ const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['{', '}', '[', '
 export type ArrayElement = { index: number; value: unknown } | { index: number; tooLarge: true };
 
 /**
- * The elements of the JSON array in FILE (or another source), one at a time, each with its index:
- * read once, in chunks, and only the element being read is held, so that memory does not grow with
- * the file; an element larger than RECORD_MAX_BYTES is passed over (its index handed on), never
+ * The elements of the JSON array in a source (a file, a request's body), one at a time, each with
+ * its index: read once, in chunks, and only the element being read is held, so that memory does
+ * not grow with the file; an element larger than RECORD_MAX_BYTES is passed over (its index handed on), never
  * held. Any valid JSON array is read; input that is not UTF-8, not JSON or not an array is
  * refused in one line (with the line and column of the first problem), before or while the
  * elements come.
  */
-export async function* readJsonArray(input: string | ByteSource): AsyncIterable<ArrayElement> {
-  const source = typeof input === 'string' ? fileSource(input) : input;
+export async function* readJsonArray(source: ByteSource): AsyncIterable<ArrayElement> {
   const file = source.name;
   let state: 'start' | 'array' | 'end' = 'start';
   let line = 1;

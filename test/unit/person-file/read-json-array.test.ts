@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bufferSource, RECORD_MAX_BYTES, readJsonArray } from '../../../src/person-file/read-json-array';
+import { fileSource } from '../../../src/cli/file-source';
+import {
+  type ByteSource,
+  bufferSource,
+  RECORD_MAX_BYTES,
+  readJsonArray,
+} from '../../../src/person-file/read-json-array';
 
 const directory = mkdtempSync(join(tmpdir(), 'read-json-array-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -14,9 +20,9 @@ function file(content: string | Buffer): string {
   return path;
 }
 
-async function read(path: Parameters<typeof readJsonArray>[0]): Promise<unknown[]> {
+async function read(input: string | ByteSource): Promise<unknown[]> {
   const values: unknown[] = [];
-  for await (const element of readJsonArray(path)) {
+  for await (const element of readJsonArray(typeof input === 'string' ? fileSource(input) : input)) {
     expect(element.index).toBe(values.length);
     values.push('value' in element ? element.value : 'too large');
   }
