@@ -52,7 +52,7 @@ export class CachingUnitOfWork implements UnitOfWork {
   }
 
   /** Changes no key or account. */
-  updatePerson(update: PersonUpdate): Promise<Person | null> {
-    return this.inner.updatePerson(update);
+  commitPersonUpdate(update: PersonUpdate): Promise<Person | null> {
+    return this.inner.commitPersonUpdate(update);
   }
 }

@@ -49,8 +49,8 @@ export class SqlUnitOfWork implements UnitOfWork {
     return result;
   }
 
-  /** In one statement on its own, with the updates that come meanwhile (see person-update-sql.ts). */
-  updatePerson(update: PersonUpdate): Promise<Person | null> {
+  /** One statement, committed on its own with the updates that come meanwhile (see person-update-sql.ts). */
+  commitPersonUpdate(update: PersonUpdate): Promise<Person | null> {
     return this.updates.write(update);
   }
 }

@@ -86,7 +86,7 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
       if (write === 'updates') {
         const id = people[index];
         for (let version = 1; version <= TRANSACTIONS_PER_WRITER; version += 1) {
-          const updated = await unitOfWork.updatePerson({
+          const updated = await unitOfWork.commitPersonUpdate({
             id,
             version,
             changes: { firstName: `Name ${version}` },

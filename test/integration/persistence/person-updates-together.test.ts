@@ -62,10 +62,10 @@ describe.each(testDatabases)('people updates written together on $name', (target
 
     // The first goes at once; the others come while it runs, and go together.
     const answers = await Promise.all([
-      unitOfWork.updatePerson(renaming(first, 1, 'Alone')),
-      unitOfWork.updatePerson(renaming(second, 1, 'One')),
-      unitOfWork.updatePerson(renaming(third, 1, 'Three')),
-      unitOfWork.updatePerson(renaming(second, 1, 'Two')),
+      unitOfWork.commitPersonUpdate(renaming(first, 1, 'Alone')),
+      unitOfWork.commitPersonUpdate(renaming(second, 1, 'One')),
+      unitOfWork.commitPersonUpdate(renaming(third, 1, 'Three')),
+      unitOfWork.commitPersonUpdate(renaming(second, 1, 'Two')),
     ]);
 
     expect(answers[0]).toMatchObject({ id: first, firstName: 'Alone', version: 2 });
@@ -85,9 +85,9 @@ describe.each(testDatabases)('people updates written together on $name', (target
     const [holder, blocked, other] = await people(3, taken);
 
     const answers = await Promise.allSettled([
-      unitOfWork.updatePerson(renaming(holder, 1, 'Holder')),
-      unitOfWork.updatePerson(renaming(blocked, 1, 'Blocked', taken)),
-      unitOfWork.updatePerson(renaming(other, 1, 'Other')),
+      unitOfWork.commitPersonUpdate(renaming(holder, 1, 'Holder')),
+      unitOfWork.commitPersonUpdate(renaming(blocked, 1, 'Blocked', taken)),
+      unitOfWork.commitPersonUpdate(renaming(other, 1, 'Other')),
     ]);
 
     expect(answers[0]).toMatchObject({ status: 'fulfilled', value: { firstName: 'Holder' } });
