@@ -53,16 +53,16 @@ import { KeyTurns } from './http/key-turns';
 import { StreamLimits } from './http/stream-limits';
 import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit';
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
-import { CachingAccountRepository } from './infrastructure/persistence/caching-account-repository';
-import { CachingApiKeyRepository } from './infrastructure/persistence/caching-api-key-repository';
+import { CachingAccountRepository } from './infrastructure/credentials/caching-account-repository';
+import { CachingApiKeyRepository } from './infrastructure/credentials/caching-api-key-repository';
 import { type ReadinessProbe, readinessProbe } from './infrastructure/persistence/readiness';
-import { CachingUnitOfWork } from './infrastructure/persistence/caching-unit-of-work';
-import { CredentialCache } from './infrastructure/persistence/credential-cache';
-import { KeyEventsListener } from './infrastructure/persistence/key-events-listener';
+import { CachingUnitOfWork } from './infrastructure/credentials/caching-unit-of-work';
+import { CredentialCache } from './infrastructure/credentials/credential-cache';
+import { KeyEventsListener } from './infrastructure/credentials/key-events-listener';
 import { PgListener } from './infrastructure/persistence/pg-listener';
 import { createRepositories } from './infrastructure/persistence/repositories';
-import { TypeOrmChangeFeed } from './infrastructure/persistence/typeorm-change-feed';
-import { TypeOrmUnitOfWork } from './infrastructure/persistence/typeorm-unit-of-work';
+import { SqlChangeFeed } from './infrastructure/persistence/sql-change-feed';
+import { SqlUnitOfWork } from './infrastructure/persistence/sql-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
 import { RecoveringRedisStore } from './infrastructure/rate-limit/recovering-redis-store';
@@ -79,14 +79,14 @@ import {
   CHANGES_CHANNEL,
   DELIVERIES_CHANNEL,
   SqlWebhookStore,
-} from './infrastructure/persistence/sql-webhook-store';
-import { webhookPayloads } from './infrastructure/persistence/webhook-payload';
+} from './infrastructure/webhooks/sql-webhook-store';
+import { webhookPayloads } from './infrastructure/webhooks/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
-import { SqlErasurePurge } from './infrastructure/persistence/erased-values-purge';
+import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -249,14 +249,14 @@ export function createContainer(
     .toConstantValue(new CachingApiKeyRepository(repositories.keys, cache, cache));
   container.bind(TYPES.AuditLog).toConstantValue(repositories.audit);
   container.bind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(
-    new TypeOrmChangeFeed(database.dataSource.manager, {
+    new SqlChangeFeed(database.dataSource.manager, {
       preparedPosition: true,
       pagePart: database.kind === 'pglite' ? PGLITE_PAGE_PART : undefined,
     }),
   );
   container
     .bind(TYPES.UnitOfWork)
-    .toConstantValue(new CachingUnitOfWork(new TypeOrmUnitOfWork(database.dataSource), cache));
+    .toConstantValue(new CachingUnitOfWork(new SqlUnitOfWork(database.dataSource), cache));
   const keyEvents =
     database.kind === 'postgres' && config.databaseUrl !== null
       ? new KeyEventsListener(config.databaseUrl, cache, logger)

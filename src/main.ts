@@ -12,15 +12,15 @@ import { Unavailable } from './domain/errors';
 import { createApp } from './http/app';
 import { createHttpServer, type HttpServer } from './http/http-server';
 import { answerMalformedRequests } from './http/malformed-requests';
-import { DataDirectoryError } from './infrastructure/persistence/data-dir-lock';
+import { DataDirectoryError } from './infrastructure/embedded/data-dir-lock';
 import {
   type Database,
   migrate,
   refreshStatistics,
   SchemaNewerThanCode,
 } from './infrastructure/persistence/database';
-import { openDatabaseWhenFree } from './infrastructure/persistence/open-database-when-free';
-import { type DatabaseServer, serveDatabase } from './infrastructure/persistence/serve-database';
+import { openDatabaseWhenFree } from './infrastructure/embedded/open-database-when-free';
+import { type DatabaseServer, serveDatabase } from './infrastructure/embedded/serve-database';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const RECOMMENDED_BCRYPT_COST = 12;

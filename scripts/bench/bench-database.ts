@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { CHANGE_LOG_LOCK_KEY } from '../../src/infrastructure/persistence/typeorm-change-log';
+import { CHANGE_LOG_LOCK_KEY } from '../../src/infrastructure/persistence/sql-change-log';
 import { baselineSchema } from './baseline-schema';
 
 const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { CSV_COLUMNS } from '../../src/cli/person-file/csv-person-file';
+import { CSV_COLUMNS } from '../../src/person-file/csv-person-file';
 import { BenchDatabase } from './bench-database';
 import { generateDirectory, type ImportRecord } from './generate-directory';
 import { type CliRun, ServiceCli } from './service-cli';

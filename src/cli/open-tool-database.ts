@@ -1,10 +1,10 @@
 import { lstatSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config';
-import { DataDirectoryInUse, readDataDirOwner } from '../infrastructure/persistence/data-dir-lock';
+import { DataDirectoryInUse, readDataDirOwner } from '../infrastructure/embedded/data-dir-lock';
 import { connectToDatabaseServer, type Database, openDatabase } from '../infrastructure/persistence/database';
 import { Unavailable } from '../domain/errors';
-import { preparePrivateDataDir } from '../infrastructure/persistence/private-data-dir';
+import { preparePrivateDataDir } from '../infrastructure/embedded/private-data-dir';
 import { CliFailure } from './cli-errors';
 import type { CliIo } from './cli-io';
 import { printLine } from './write-text';

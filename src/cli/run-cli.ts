@@ -3,7 +3,7 @@ import type { Container } from 'inversify';
 import { type Config, ConfigError, loadConfig } from '../config';
 import { type ContainerOverrides, createContainer } from '../container';
 import { DomainError, Unavailable } from '../domain/errors';
-import { DataDirectoryError } from '../infrastructure/persistence/data-dir-lock';
+import { DataDirectoryError } from '../infrastructure/embedded/data-dir-lock';
 import { type Database, migrate, SchemaNewerThanCode } from '../infrastructure/persistence/database';
 import { isDatabaseUnavailable } from '../infrastructure/persistence/database-errors';
 import { CliFailure, UsageError } from './cli-errors';

@@ -5,9 +5,9 @@ import { ImportPeople, type IncomingRecord, type PlannedChange } from '../applic
 import type { Clock } from '../application/ports/clock';
 import { TYPES } from '../application/ports/tokens';
 import { InvalidInput } from '../domain/errors';
-import { type PeopleFormat, peopleFrom } from '../cli/person-file/people-from';
-import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../cli/person-file/people-writers';
-import { bufferSource } from '../cli/person-file/read-json-array';
+import { type PeopleFormat, peopleFrom } from '../person-file/people-from';
+import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../person-file/people-writers';
+import { bufferSource } from '../person-file/read-json-array';
 import { bearerAuth, principalOf } from './authentication';
 import { IMPORT_BODY_LIMIT, IMPORT_PATH, IMPORT_TOO_LARGE_MESSAGE } from './body-parsing';
 import { messagesFor } from './error-messages';

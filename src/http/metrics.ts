@@ -1,14 +1,7 @@
 import type { Request, Response } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { connectionPool } from '../infrastructure/persistence/connection-pool';
 import type { Database } from '../infrastructure/persistence/database';
-
-/** The part of a pg Pool (TypeORM's PostgreSQL driver keeps one as `master`) the gauges read. */
-interface PoolLike {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-  options?: { max?: number };
-}
 
 let processRegistry: Registry | undefined;
 
@@ -34,13 +27,6 @@ function processMetrics(): Registry {
 function routeLabel(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
   return route?.path === undefined ? 'unmatched' : `${req.baseUrl}${String(route.path)}`;
-}
-
-function poolOf(database: Database): PoolLike | undefined {
-  // TypeORM's PostgresDriver holds its pg Pool as `master`; for PGlite it is a pool of one
-  // connection over the embedded database. Gone once the DataSource is destroyed.
-  const driver = database.dataSource.driver as unknown as { master?: PoolLike };
-  return database.dataSource.isInitialized ? driver.master : undefined;
 }
 
 /** One app's metrics: its own registry, so that several apps in one process do not clash. */
@@ -73,7 +59,7 @@ export class HttpMetrics {
       labelNames: ['database', 'state'] as const,
       registers,
       collect() {
-        const pool = poolOf(database);
+        const pool = connectionPool(database.dataSource);
         this.set({ ...labels, state: 'active' }, pool ? pool.totalCount - pool.idleCount : 0);
         this.set({ ...labels, state: 'idle' }, pool?.idleCount ?? 0);
       },
@@ -84,7 +70,7 @@ export class HttpMetrics {
       labelNames: ['database'] as const,
       registers,
       collect() {
-        this.set(labels, poolOf(database)?.waitingCount ?? 0);
+        this.set(labels, connectionPool(database.dataSource)?.waitingCount ?? 0);
       },
     });
     new Gauge({
@@ -93,7 +79,7 @@ export class HttpMetrics {
       labelNames: ['database'] as const,
       registers,
       collect() {
-        this.set(labels, poolOf(database)?.options?.max ?? 0);
+        this.set(labels, connectionPool(database.dataSource)?.options?.max ?? 0);
       },
     });
     this.registry = Registry.merge([processMetrics(), this.appRegistry, ...shared]);

@@ -5,6 +5,7 @@ import { ErasePerson } from '../application/people/erase-people';
 import { ExportPersonData } from '../application/people/export-person-data';
 import { GetPerson } from '../application/people/get-person';
 import { personDataView } from '../application/people/person-data-view';
+import { personView } from '../application/people/person-view';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
 import type { TokenService } from '../application/ports/token-service';
@@ -21,7 +22,6 @@ import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
 import { giveBackTurn, isHeavyPage, takeHeavyTurn } from './key-turns';
 import { methodNotAllowed } from './method-not-allowed';
-import { mapPerson } from './person.mapper';
 import { readSearchRequest, type SearchRequest } from './search-request';
 import { readPersonChanges } from './update-person-body';
 
@@ -40,7 +40,7 @@ function sendPerson(res: Response, person: Person, today: string): void {
   res.setHeader('ETag', entityTag(person.version, today));
   // A client may keep a copy but must revalidate it (If-None-Match) before using it.
   res.setHeader('Cache-Control', 'private, no-cache');
-  res.json(mapPerson(person, today));
+  res.json(personView(person, today));
 }
 
 /** GET /people, POST /people/search, GET, PATCH and DELETE /people/:id, GET /people/:id/data. */

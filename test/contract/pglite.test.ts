@@ -1,4 +1,4 @@
 import { describePersistenceContract } from './persistence.contract';
-import { openTypeOrmAdapter } from './typeorm-adapter';
+import { openSqlAdapter } from './sql-adapter';
 
-describePersistenceContract('the TypeORM adapters on PGlite', openTypeOrmAdapter('pglite'));
+describePersistenceContract('the SQL adapters on PGlite', openSqlAdapter('pglite'));

@@ -1,7 +1,4 @@
 import { describePersistenceContract } from './persistence.contract';
-import { openTypeOrmAdapter } from './typeorm-adapter';
+import { openSqlAdapter } from './sql-adapter';
 
-describePersistenceContract(
-  'the TypeORM adapters on PostgreSQL (TEST_DATABASE_URL)',
-  openTypeOrmAdapter('postgres'),
-);
+describePersistenceContract('the SQL adapters on PostgreSQL (TEST_DATABASE_URL)', openSqlAdapter('postgres'));

@@ -166,7 +166,7 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
       expect(await outside().people.findById(id)).toMatchObject({ firstName: '3', version: 4 });
     });
 
-    describe('updatePerson', () => {
+    describe('commitPersonUpdate', () => {
       async function member(tag: string, overrides = {}) {
         await outside().people.insertMany([
           newPerson({
@@ -187,7 +187,7 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
         const tag = uniqueTag();
         const id = await member(tag);
 
-        const updated = await unitOfWork().updatePerson(
+        const updated = await unitOfWork().commitPersonUpdate(
           updateOf(id, 1, { firstName: 'Grace', chatId: `${tag}-chat` }),
         );
 
@@ -219,7 +219,7 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
         const tag = uniqueTag();
         const id = await member(tag, { firstName: 'Kept', chatId: `${tag}-old` });
 
-        const updated = await unitOfWork().updatePerson(updateOf(id, 1, { chatId: null }));
+        const updated = await unitOfWork().commitPersonUpdate(updateOf(id, 1, { chatId: null }));
 
         expect(updated).toMatchObject({ firstName: 'Kept', lastName: tag, chatId: null, version: 2 });
       });
@@ -227,9 +227,9 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
       it('writes nothing and answers null when the person is no longer at that version', async () => {
         const tag = uniqueTag();
         const id = await member(tag);
-        await unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'First' }));
+        await unitOfWork().commitPersonUpdate(updateOf(id, 1, { firstName: 'First' }));
 
-        const late = await unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'Late' }));
+        const late = await unitOfWork().commitPersonUpdate(updateOf(id, 1, { firstName: 'Late' }));
 
         expect(late).toBeNull();
         expect(await outside().people.findById(id)).toMatchObject({ firstName: 'First', version: 2 });
@@ -242,7 +242,7 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
         const id = await member(tag);
 
         const results = await Promise.all(
-          ['One', 'Two'].map((name) => unitOfWork().updatePerson(updateOf(id, 1, { firstName: name }))),
+          ['One', 'Two'].map((name) => unitOfWork().commitPersonUpdate(updateOf(id, 1, { firstName: name }))),
         );
 
         expect(results.filter((r) => r === null)).toHaveLength(1);
@@ -261,9 +261,9 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
         await outside().people.erase([erased]);
         const erasedVersion = (await outside().people.findById(erased))?.version ?? 0;
 
-        expect(await unitOfWork().updatePerson(updateOf(admin, 1, { firstName: 'Seen' }))).toBeNull();
+        expect(await unitOfWork().commitPersonUpdate(updateOf(admin, 1, { firstName: 'Seen' }))).toBeNull();
         expect(
-          await unitOfWork().updatePerson(updateOf(erased, erasedVersion, { firstName: 'Seen' })),
+          await unitOfWork().commitPersonUpdate(updateOf(erased, erasedVersion, { firstName: 'Seen' })),
         ).toBeNull();
         expect(await outside().people.findById(admin)).toMatchObject({ firstName: 'Ada', version: 1 });
         expect((await written(admin)).changes).toEqual([]);
@@ -276,7 +276,7 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
         const id = await member(tag);
 
         await expect(
-          unitOfWork().updatePerson(updateOf(id, 1, { firstName: 'Not', chatId: `${tag}-taken` })),
+          unitOfWork().commitPersonUpdate(updateOf(id, 1, { firstName: 'Not', chatId: `${tag}-taken` })),
         ).rejects.toBeInstanceOf(Conflict);
         expect(await outside().people.findById(id)).toMatchObject({
           firstName: 'Ada',

@@ -3,7 +3,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase } from '../../src/infrastructure/persistence/database';
-import { tightenDataDir } from '../../src/infrastructure/persistence/private-data-dir';
+import { tightenDataDir } from '../../src/infrastructure/embedded/private-data-dir';
 import { once } from './once';
 import { migratedSnapshot } from './pglite-snapshot';
 import { RUN_BUILD_VARIABLE, RUN_DATA_VARIABLE } from './run-variables';

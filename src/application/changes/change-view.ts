@@ -1,6 +1,6 @@
 import { isVisible } from '../../domain/person';
 import { type PersonView, personView } from '../people/person-view';
-import type { ChangeWithPerson } from '../ports/change-feed';
+import type { ChangeWithPerson, RenderedChange } from '../ports/change-feed';
 
 /**
  * A Change as the API shows it (SPEC §7), fields listed one by one; the person through the same
@@ -17,12 +17,6 @@ export interface ChangeView {
   fields: string[] | null;
   by: number | null;
   person: PersonView | null;
-}
-
-/** A change already rendered as the JSON text of its view; null when it is not to be shown. */
-export interface RenderedChange {
-  seq: number;
-  json: string | null;
 }
 
 /** Admins' changes are shown to nobody, but for person.removed, which says a member became one. */

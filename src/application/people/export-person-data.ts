@@ -4,7 +4,7 @@ import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
 import { NotFound } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
-import type { Change } from '../ports/change-feed';
+import type { Change } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';

@@ -42,12 +42,6 @@ export interface MembershipView {
   current: boolean;
 }
 
-/** A person already rendered as the JSON text of its PersonView, with its id for paging. */
-export interface RenderedPerson {
-  id: number;
-  json: string;
-}
-
 function contactView(contact: Contact): ContactView {
   return { id: contact.id, kind: contact.kind, value: contact.value, label: contact.label };
 }

@@ -3,7 +3,7 @@ import { isLookup, type PersonFilter } from '../../domain/person-filter';
 import type { Clock } from '../ports/clock';
 import type { PersonQuery, PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
-import type { RenderedPerson } from './person-view';
+import type { RenderedPerson } from '../ports/person-repository';
 
 /**
  * Who may read people is decided before this runs (the key's `read` permission, at the edge), and

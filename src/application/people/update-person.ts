@@ -99,7 +99,7 @@ export class UpdatePerson {
         throw new Conflict(`chat_id ${effective.chatId} is already used by another person`);
     }
     // The store still refuses a duplicate chat_id that a concurrent change slipped in.
-    return this.unitOfWork.updatePerson({
+    return this.unitOfWork.commitPersonUpdate({
       id,
       version: current.version,
       changes: effective,

@@ -1,12 +1,5 @@
 import type { Person } from '../../domain/person';
-import type { RenderedChange } from '../changes/change-view';
-import type { NewChange } from './change-log';
-
-/** A change as the log keeps it: `seq` orders the feed, `at` is when its transaction ran. */
-export interface Change extends NewChange {
-  seq: number;
-  at: Date;
-}
+import type { Change } from './change-log';
 
 /** A change with its person as they are now (admins included); null once there is no such person. */
 export interface ChangeWithPerson extends Change {
@@ -20,6 +13,15 @@ export interface FeedPosition {
   prunedThrough: number;
   /** The highest seq committed, or `prunedThrough` when none is kept. */
   latest: number;
+}
+
+/**
+ * A change already rendered as the JSON text of its view (ChangeView, in
+ * src/application/changes/change-view.ts); null when it is not to be shown.
+ */
+export interface RenderedChange {
+  seq: number;
+  json: string | null;
 }
 
 /** A page of rendered changes, read in one snapshot with its position. */

@@ -1,4 +1,3 @@
-import type { Change } from './change-feed';
 /** Every type of change the feed and webhooks carry (SPEC §7, §9), in the order documents list them. */
 export const CHANGE_TYPES = [
   'person.created',
@@ -27,6 +26,12 @@ export interface NewChange {
   /** The API key that made the change; null for the command line and the calendar. */
   byKeyId: number | null;
 }
+/** A change as the log keeps it: `seq` orders the feed, `at` is when its transaction ran. */
+export interface Change extends NewChange {
+  seq: number;
+  at: Date;
+}
+
 export interface ChangeLog {
   /** Records changes in the current transaction (an outbox): they commit or roll back with it. */
   record(changes: NewChange[]): Promise<void>;

@@ -1,7 +1,15 @@
 import type { ContactKind } from '../../domain/contact';
 import type { Person, PersonChanges, PersonFields, Role } from '../../domain/person';
-import type { RenderedPerson } from '../people/person-view';
 import type { PersonFilter } from '../../domain/person-filter';
+
+/**
+ * A person already rendered as the JSON text of its view (PersonView, in
+ * src/application/people/person-view.ts), with its id for paging.
+ */
+export interface RenderedPerson {
+  id: number;
+  json: string;
+}
 
 export interface PersonQuery {
   filter: PersonFilter;

@@ -37,10 +37,12 @@ export interface UnitOfWork {
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * Writes the update (a new version), its audit entries and its change together, all or nothing,
-   * provided the person is still visible (neither an admin nor erased) and at `update.version`:
-   * answers the person as updated, or null, writing nothing, when they are not (someone changed
-   * them meanwhile: the caller reads them again and decides anew). Throws Conflict when chat_id
-   * is taken. Holds no lock between round trips: a database does it in one statement.
+   * and commits them at once, on its own: not a step of `run`, and no transaction spans it and the
+   * read it was decided on (a database does it in one statement, holding no lock between round
+   * trips). Provided the person is still visible (neither an admin nor erased) and at
+   * `update.version`, answers the person as updated; otherwise null, writing nothing (someone
+   * changed them meanwhile: the caller reads them again and decides anew). Throws Conflict when
+   * chat_id is taken.
    */
-  updatePerson(update: PersonUpdate): Promise<Person | null>;
+  commitPersonUpdate(update: PersonUpdate): Promise<Person | null>;
 }

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { ExportPeople } from '../../application/people/export-people';
 import { UsageError } from '../cli-errors';
 import type { Command } from '../command';
-import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../person-file/people-writers';
+import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../../person-file/people-writers';
 import { writePrivateFile } from '../private-file';
 import { printLine } from '../write-text';
 

@@ -5,8 +5,9 @@ import {
   type PlannedChange,
 } from '../../application/people/import-people';
 import { InvalidInput } from '../../domain/errors';
-import { peopleFrom } from '../person-file/people-from';
-import { fileSource, UnreadableInput } from '../person-file/read-json-array';
+import { peopleFrom } from '../../person-file/people-from';
+import { UnreadableInput } from '../../person-file/read-json-array';
+import { fileSource } from '../file-source';
 import { refreshStatistics } from '../../infrastructure/persistence/database';
 import { CliFailure } from '../cli-errors';
 import type { CliOutput } from '../cli-io';

@@ -1,11 +1,11 @@
 import type { ApiKeyResponse } from '../api-key.mapper';
-import type { mapPerson } from '../person.mapper';
+import type { PersonView } from '../../application/people/person-view';
 
 // Examples shown by the reference page and by generated clients. Typed by what the mappers
 // return, so that a field added or renamed there cannot leave them behind; the tests validate each
 // against its schema.
 
-type PersonJson = ReturnType<typeof mapPerson>;
+type PersonJson = PersonView;
 
 /** The README's person. */
 export const ADA: PersonJson = {

@@ -1,5 +1,5 @@
-import { CSV_COLUMNS } from '../../cli/person-file/csv-person-file';
-import { CURRENT_CSV_COLUMNS } from '../../cli/person-file/people-writers';
+import { CSV_COLUMNS } from '../../person-file/csv-person-file';
+import { CURRENT_CSV_COLUMNS } from '../../person-file/people-writers';
 import { IMPORT_TOO_LARGE_MESSAGE } from '../body-parsing';
 import { rateLimitHeadersOfFailures } from './headers';
 import { idSchema, int32 } from './integers';

@@ -1,9 +1,9 @@
+import type { PersonView } from '../../application/people/person-view';
 import { CHANGE_TYPES } from '../../application/ports/change-log';
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
 import type { ApiKeyResponse } from '../api-key.mapper';
 import type { ChangePageJson, mapChange } from '../change.mapper';
-import type { mapPerson } from '../person.mapper';
 import { idSchema } from './integers';
 import { personDataSchemas } from './person-data-schemas';
 import { nullable, record } from './schema-records';
@@ -11,7 +11,7 @@ import { type JsonSchema, schemaRef } from './openapi-types';
 
 // What the mappers return: the schemas below must name exactly these fields (checked by tsc), and
 // real answers are validated against them by the tests.
-type PersonJson = ReturnType<typeof mapPerson>;
+type PersonJson = PersonView;
 type ContactJson = PersonJson['contacts'][number];
 type MembershipJson = PersonJson['memberships'][number];
 type ClubJson = MembershipJson['club'];

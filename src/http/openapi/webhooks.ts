@@ -1,6 +1,6 @@
 import { CHANGE_TYPES } from '../../application/ports/change-log';
 import { PING_TYPE } from '../../domain/webhook';
-import type { WebhookPayloadJson } from '../../infrastructure/persistence/webhook-payload';
+import type { WebhookPayloadJson } from '../../infrastructure/webhooks/webhook-payload';
 import { ADA } from './examples';
 import { idSchema } from './integers';
 import type { Header, JsonSchema, Operation, Parameter, PathItem } from './openapi-types';

@@ -5,7 +5,7 @@ import type {
   FeedPosition,
   RenderedPage,
 } from '../../application/ports/change-feed';
-import { copy, type InMemoryStore, toPerson } from './in-memory-store';
+import { copy, type InMemoryStore, copyPerson } from './in-memory-store';
 
 async function* oneBatch<T>(rows: T[]): AsyncGenerator<T[]> {
   yield rows;
@@ -31,7 +31,7 @@ export class InMemoryChangeFeed implements ChangeFeed {
       position: await this.position(),
       changes: read.map((change) => {
         const person = people.get(change.personId);
-        return { ...copy(change), person: person === undefined ? null : toPerson(person) };
+        return { ...copy(change), person: person === undefined ? null : copyPerson(person) };
       }),
     };
   }

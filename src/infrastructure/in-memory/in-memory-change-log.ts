@@ -1,10 +1,10 @@
-import type { Change } from '../../application/ports/change-feed';
+import type { Change } from '../../application/ports/change-log';
 import type { ChangeLog, NewChange } from '../../application/ports/change-log';
 import type { Clock } from '../../application/ports/clock';
 import { copy, type InMemoryStore } from './in-memory-store';
 
 /**
- * Like the database's (TypeOrmChangeLog): inside a unit of work (`atCommit`) the changes are kept
+ * Like the database's (SqlChangeLog): inside a unit of work (`atCommit`) the changes are kept
  * until the unit ends and written only when it succeeds, so that nobody reads them earlier;
  * outside one, each `record` is written at once. Units run one after another here, so seq order
  * is commit order by itself.

@@ -6,8 +6,9 @@ import type {
   Lookalike,
   PersonReplacement,
   PersonRepository,
+  RenderedPerson,
 } from '../../application/ports/person-repository';
-import { personView, type RenderedPerson } from '../../application/people/person-view';
+import { personView } from '../../application/people/person-view';
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
 import { isCurrent, isEndingBefore } from '../../domain/membership';
@@ -20,7 +21,7 @@ import {
 } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
-import { type InMemoryStore, type StoredPerson, toPerson } from './in-memory-store';
+import { type InMemoryStore, type StoredPerson, copyPerson } from './in-memory-store';
 
 const BATCH_SIZE = 100;
 
@@ -90,7 +91,8 @@ export class InMemoryPersonRepository implements PersonRepository {
     for (const person of this.byId()) {
       if (found.length >= limit) break;
       if (query.after !== undefined && person.id <= query.after) continue;
-      if (isVisible(person) && matchesFilter(person, query.filter, query.today)) found.push(toPerson(person));
+      if (isVisible(person) && matchesFilter(person, query.filter, query.today))
+        found.push(copyPerson(person));
     }
     return found;
   }
@@ -115,14 +117,14 @@ export class InMemoryPersonRepository implements PersonRepository {
   }
 
   async *streamAll(): AsyncIterable<Person> {
-    for (const person of this.byId()) if (!person.erased) yield toPerson(person);
+    for (const person of this.byId()) if (!person.erased) yield copyPerson(person);
   }
 
   async findMany(ids: number[]): Promise<Person[]> {
     const wanted = new Set(ids);
     return this.byId()
       .filter((p) => wanted.has(p.id))
-      .map(toPerson);
+      .map(copyPerson);
   }
 
   async findIdentities(keys: {
@@ -267,7 +269,7 @@ export class InMemoryPersonRepository implements PersonRepository {
 
   async findById(id: number): Promise<Person | null> {
     const person = this.store.state.people.get(id);
-    return person ? toPerson(person) : null;
+    return person ? copyPerson(person) : null;
   }
 
   async findFieldsById(id: number): Promise<PersonFields | null> {

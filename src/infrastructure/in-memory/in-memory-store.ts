@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Change } from '../../application/ports/change-feed';
+import type { Change } from '../../application/ports/change-log';
 import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
@@ -81,7 +81,11 @@ export function copy<T>(value: T): T {
   return structuredClone(value);
 }
 
-export function toPerson(stored: StoredPerson): Person {
+/**
+ * A stored person as the domain's Person: a copy, its credentials left out. The store keeps domain
+ * objects, so nothing else is mapped (the database's rows are mapped by toPerson, person-select.ts).
+ */
+export function copyPerson(stored: StoredPerson): Person {
   const { account: _account, ...person } = stored;
   return copy(person);
 }

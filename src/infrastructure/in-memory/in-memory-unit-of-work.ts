@@ -24,7 +24,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   }
 
   /** A unit of its own: the checks and the writes run with no other unit in between. */
-  updatePerson({ id, version, changes, audit, change }: PersonUpdate): Promise<Person | null> {
+  commitPersonUpdate({ id, version, changes, audit, change }: PersonUpdate): Promise<Person | null> {
     return this.run(async (tx) => {
       const current = await tx.people.findById(id);
       if (current === null || !isVisible(current) || current.version !== version) return null;

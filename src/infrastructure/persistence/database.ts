@@ -5,12 +5,13 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, MigrationExecutor, type QueryRunner } from 'typeorm';
 import { Unavailable } from '../../domain/errors';
-import { acquireDataDirLock } from './data-dir-lock';
+import { acquireDataDirLock } from '../embedded/data-dir-lock';
+import { connectionPool } from './connection-pool';
 import { isDatabaseUnavailable, withDatabaseErrors } from './database-errors';
-import { LocalPgStream } from './local-pg-stream';
-import { PgliteGate } from './pglite-gate';
-import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from './private-data-dir';
-import { SERVICE_SEARCH_PATH } from './session-state';
+import { LocalPgStream } from '../embedded/local-pg-stream';
+import { PgliteGate } from '../embedded/pglite-gate';
+import { type PrivateDataDir, preparePrivateDataDir, tightenDataDir } from '../embedded/private-data-dir';
+import { SERVICE_SEARCH_PATH } from '../embedded/session-state';
 import { InitialSchema1767225600000 } from './migrations/1767225600000-initial-schema';
 import { CaseFoldedColumns1767312000000 } from './migrations/1767312000000-case-folded-columns';
 import { ChatIdUniqueAmongMembers1767398400000 } from './migrations/1767398400000-chat-id-unique-among-members';
@@ -201,9 +202,8 @@ async function createSchema(databaseUrl: string, schema: string): Promise<void> 
 
 /** How many queries are waiting for one of the pool's connections right now. */
 export function queriesWaiting(database: Database): number {
-  // pg's Pool counts them itself; TypeORM keeps the pool as its driver's `master`.
-  const pool = (database.dataSource.driver as unknown as { master?: { waitingCount?: number } }).master;
-  return pool?.waitingCount ?? 0;
+  // pg's Pool counts them itself.
+  return connectionPool(database.dataSource)?.waitingCount ?? 0;
 }
 
 /** Connects (PostgreSQL) or opens (PGlite). Does not run migrations: see `migrate`. */

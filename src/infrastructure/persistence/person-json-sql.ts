@@ -7,9 +7,11 @@ import {
 } from '../../application/people/person-view';
 
 /**
- * The read model: PostgreSQL writes each person as the JSON text of its PersonView, byte for byte
- * what JSON.stringify(personView(person, today)) writes, so that a search hands rows to the
- * client without parsing, mapping or serialising them in node. Field names and their order come
+ * The read model, a deliberate fast path beside the one mapper: PostgreSQL writes each person as
+ * the JSON text of its PersonView, mirroring personView (application/people/person-view.ts) byte
+ * for byte, what JSON.stringify(personView(person, today)) writes, so that a search hands rows to
+ * the client without reading them into a Person (toPerson, person-select.ts), mapping or
+ * serialising them in node. Field names and their order come
  * from VIEW_FIELDS (the view's own functions); the SQL of each field is given below in records
  * keyed by the view's types, so that a field added to the view does not compile without its SQL.
  * The contract suite holds the two renderings to the same bytes on every database.

@@ -2,16 +2,24 @@ import type { Contact, ContactKind } from '../../domain/contact';
 import type { Membership } from '../../domain/membership';
 import type { Person, PersonFields, Role } from '../../domain/person';
 
-/**
- * One person with its contacts and memberships in a single statement: the children come back as
- * JSON arrays already in display order, so a page of people costs one round trip, never one per person.
- * `json_build_object` writes DATE values as 'YYYY-MM-DD'.
+/*
+ * A person read from the database into the domain's Person: the columns every statement selects,
+ * the rows they come back as, and the one mapping from a row to a Person (toPerson), used by every
+ * SQL adapter that answers people. The API's view of a Person is personView's to make
+ * (application/people/person-view.ts); the read model renders that view in SQL instead
+ * (person-json-sql.ts).
  */
+
 /** A person's own fields (PersonFields), without the children. */
 export const PERSON_FIELD_COLUMNS = `
   p.id, p.role, p.first_name, p.last_name, p.chat_id, p.planner_id, p.member_number,
   p.erased_at IS NOT NULL AS erased, p.version`;
 
+/**
+ * One person with its contacts and memberships in a single statement: the children come back as
+ * JSON arrays already in display order, so a page of people costs one round trip, never one per person.
+ * `json_build_object` writes DATE values as 'YYYY-MM-DD'.
+ */
 export const PERSON_COLUMNS = `${PERSON_FIELD_COLUMNS},
   COALESCE((
     SELECT json_agg(json_build_object('id', c.id, 'kind', c.kind, 'value', c.value, 'label', c.label)

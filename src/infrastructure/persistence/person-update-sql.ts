@@ -4,7 +4,7 @@ import type { Person } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
-import { CHANGE_LOG_LOCK_KEY } from './typeorm-change-log';
+import { CHANGE_LOG_LOCK_KEY } from './sql-change-log';
 
 /** Updates written by one statement at most: what a statement's arrays and answer are sized for. */
 const MAX_BATCH = 64;
@@ -16,7 +16,7 @@ const MAX_BATCH = 64;
  * a row changed concurrently).
  *
  * Parts of one statement see the same snapshot, so people are rendered from the rows the UPDATE
- * returns, not read again. The change log's lock (see TypeOrmChangeLog) is taken for each row
+ * returns, not read again. The change log's lock (see SqlChangeLog) is taken for each row
  * the UPDATE returned, so only once those rows are locked (never the other way round, which
  * could deadlock with a transaction holding one of them), and `seq` is drawn for rows that came
  * out of the locking step, so only under the lock; the COMMIT that follows the statement in the

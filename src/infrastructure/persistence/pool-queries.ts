@@ -1,26 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Query } from 'pg';
+import { type Pool, Query } from 'pg';
 import type { EntityManager } from 'typeorm';
+import { connectionPool } from './connection-pool';
 import { RowBatches } from './row-batches';
-
-interface QueryConfig {
-  name?: string;
-  text: string;
-  values: unknown[];
-}
-
-/** The part of node-postgres's client used here. */
-interface PoolClient {
-  query<T>(config: QueryConfig): Promise<{ rows: T[] }>;
-  query(query: Query): unknown;
-  release(error?: Error): void;
-}
-
-/** The part of node-postgres's Pool used here (TypeORM's PostgreSQL driver keeps one as `master`). */
-interface Pool {
-  query<T>(config: QueryConfig): Promise<{ rows: T[] }>;
-  connect(): Promise<PoolClient>;
-}
 
 /** Statements named per adapter; past this many, further ones go unnamed (one per filter shape). */
 const MAX_NAMED_STATEMENTS = 100;
@@ -77,13 +59,13 @@ export class PoolQueries {
     const pool = this.pool();
     if (pool === undefined) return this.manager.query(text, values);
     const base = reusable && this.prepare ? this.nameOf(text) : undefined;
-    if (base === undefined) return (await pool.query<T>({ text, values })).rows;
+    if (base === undefined) return (await pool.query({ text, values })).rows as T[];
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
       try {
-        const { rows } = await client.query<T>({ name: nameOn(client, base), text, values });
+        const { rows } = await client.query({ name: nameOn(client, base), text, values });
         client.release();
-        return rows;
+        return rows as T[];
       } catch (error) {
         // As pg's own Pool#query does: a connection that failed a statement is not reused.
         client.release(error as Error);
@@ -127,8 +109,8 @@ export class PoolQueries {
 
   /** The pool, unless a transaction holds the manager or the connection is not (or no longer) open. */
   private pool(): Pool | undefined {
-    if (this.manager.queryRunner !== undefined || !this.manager.connection.isInitialized) return undefined;
-    return (this.manager.connection.driver as unknown as { master?: Pool }).master;
+    if (this.manager.queryRunner !== undefined) return undefined;
+    return connectionPool(this.manager.connection);
   }
 
   private nameOf(text: string): string | undefined {

@@ -1,4 +1,4 @@
-import type { TypeOrmRepositories } from './repositories';
+import type { SqlRepositories } from './repositories';
 
 /** Answers when the service can serve its queries; rejects otherwise. */
 export type ReadinessProbe = () => Promise<void>;
@@ -14,7 +14,7 @@ const NO_CHAT_ID = `readiness-probe-${'-'.repeat(64)}`;
  * memberships, clubs). A plain `SELECT 1` answered while the tables were missing, renamed, out of
  * the search path or unreadable to the session's role, and every request failed with 500.
  */
-export function readinessProbe(repositories: Pick<TypeOrmRepositories, 'keys' | 'people'>): ReadinessProbe {
+export function readinessProbe(repositories: Pick<SqlRepositories, 'keys' | 'people'>): ReadinessProbe {
   return async () => {
     await repositories.keys.findByTokenHash(NO_TOKEN_HASH);
     await repositories.people.searchRendered({ filter: { chatId: NO_CHAT_ID }, today: '2000-01-01' }, 1);

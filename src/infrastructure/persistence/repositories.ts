@@ -1,23 +1,23 @@
 import type { EntityManager } from 'typeorm';
 import type { Transaction } from '../../application/ports/unit-of-work';
-import { TypeOrmAccountRepository } from './typeorm-account-repository';
-import { TypeOrmApiKeyRepository } from './typeorm-api-key-repository';
-import { TypeOrmAuditLog } from './typeorm-audit-log';
-import { TypeOrmChangeLog } from './typeorm-change-log';
-import { TypeOrmMembershipCalendar } from './typeorm-membership-calendar';
-import { type StreamSharing, TypeOrmPersonRepository } from './typeorm-person-repository';
+import { SqlAccountRepository } from './sql-account-repository';
+import { SqlApiKeyRepository } from './sql-api-key-repository';
+import { SqlAuditLog } from './sql-audit-log';
+import { SqlChangeLog } from './sql-change-log';
+import { SqlMembershipCalendar } from './sql-membership-calendar';
+import { type StreamSharing, SqlPersonRepository } from './sql-person-repository';
 
-export interface TypeOrmRepositories extends Transaction {
-  /** Written by TypeOrmUnitOfWork just before it commits; see TypeOrmChangeLog. */
-  changes: TypeOrmChangeLog;
+export interface SqlRepositories extends Transaction {
+  /** Written by SqlUnitOfWork just before it commits; see SqlChangeLog. */
+  changes: SqlChangeLog;
 }
 
 /**
- * The TypeORM adapters of every repository port, all bound to one manager (and its transaction).
+ * The SQL adapters of every repository port, all bound to one manager (and its transaction).
  * `streaming` makes the streams of every repository given it share the database with lookups.
  * `preparedLookups`: lookups of people run as named prepared statements (PostgreSQL only).
  * `changesAtCommit`: the manager is a unit of work's transaction, which writes the changes
- * recorded through them when it commits (see TypeOrmChangeLog).
+ * recorded through them when it commits (see SqlChangeLog).
  */
 export function createRepositories(
   manager: EntityManager,
@@ -25,19 +25,19 @@ export function createRepositories(
     streaming?: StreamSharing;
     preparedLookups?: boolean;
     changesAtCommit?: boolean;
-    /** Told when people are erased (see TypeOrmUnitOfWork). */
+    /** Told when people are erased (see SqlUnitOfWork). */
     onErase?: () => void;
   } = {},
-): TypeOrmRepositories {
+): SqlRepositories {
   return {
-    people: new TypeOrmPersonRepository(manager, options.streaming, options.preparedLookups, {
+    people: new SqlPersonRepository(manager, options.streaming, options.preparedLookups, {
       inTransaction: options.changesAtCommit === true,
       onErase: options.onErase,
     }),
-    accounts: new TypeOrmAccountRepository(manager),
-    keys: new TypeOrmApiKeyRepository(manager),
-    audit: new TypeOrmAuditLog(manager),
-    changes: new TypeOrmChangeLog(manager, options.changesAtCommit === true),
-    calendar: new TypeOrmMembershipCalendar(manager),
+    accounts: new SqlAccountRepository(manager),
+    keys: new SqlApiKeyRepository(manager),
+    audit: new SqlAuditLog(manager),
+    changes: new SqlChangeLog(manager, options.changesAtCommit === true),
+    calendar: new SqlMembershipCalendar(manager),
   };
 }

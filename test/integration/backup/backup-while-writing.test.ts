@@ -9,7 +9,7 @@ import {
   MIGRATIONS,
   openDatabase,
 } from '../../../src/infrastructure/persistence/database';
-import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/persistence/serve-database';
+import { type DatabaseServer, serveDatabase } from '../../../src/infrastructure/embedded/serve-database';
 import { createTestApp, type TestApp } from '../../support/app';
 import { type TestDatabaseTarget, testDatabases } from '../../support/databases';
 import { migratedDataDir } from '../../support/run-artifacts';

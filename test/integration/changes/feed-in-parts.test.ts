@@ -1,6 +1,6 @@
-import type { RenderedChange } from '../../../src/application/changes/change-view';
+import type { RenderedChange } from '../../../src/application/ports/change-feed';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { TypeOrmChangeFeed } from '../../../src/infrastructure/persistence/typeorm-change-feed';
+import { SqlChangeFeed } from '../../../src/infrastructure/persistence/sql-change-feed';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 
 const TODAY = '2026-11-27';
@@ -35,8 +35,8 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
 
   it('reads the same changes as one statement, for every limit around the part size', async () => {
     await record(database, 7);
-    const whole = new TypeOrmChangeFeed(database.dataSource.manager);
-    const inParts = new TypeOrmChangeFeed(database.dataSource.manager, { pagePart: 3 });
+    const whole = new SqlChangeFeed(database.dataSource.manager);
+    const inParts = new SqlChangeFeed(database.dataSource.manager, { pagePart: 3 });
     for (const [after, limit] of [
       [0, 1],
       [0, 3],
@@ -56,7 +56,7 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
 
   it('ends the page where a prune overtook it, and says it was cut short', async () => {
     await record(database, 7);
-    const feed = new TypeOrmChangeFeed(database.dataSource.manager, { pagePart: 3 });
+    const feed = new SqlChangeFeed(database.dataSource.manager, { pagePart: 3 });
     const page = await feed.renderedPage(0, 7, TODAY);
     const iterator = page.changes[Symbol.asyncIterator]();
     const first = await iterator.next();

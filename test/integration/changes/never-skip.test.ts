@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { NewChange } from '../../../src/application/ports/change-log';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { SqlUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { openSameSchema } from '../multi-instance/instances';
 import { createTestApp, newPerson, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
@@ -80,13 +80,13 @@ describeOnPostgres('the change feed under concurrent writers on PostgreSQL', () 
       write === 'updates' ? own.has(personId) : personId > base && personId < base + 1_000_000;
 
     const writer = async (index: number) => {
-      const unitOfWork = new TypeOrmUnitOfWork(writers[index % writers.length].dataSource, {
+      const unitOfWork = new SqlUnitOfWork(writers[index % writers.length].dataSource, {
         serialiseChanges,
       });
       if (write === 'updates') {
         const id = people[index];
         for (let version = 1; version <= TRANSACTIONS_PER_WRITER; version += 1) {
-          const updated = await unitOfWork.updatePerson({
+          const updated = await unitOfWork.commitPersonUpdate({
             id,
             version,
             changes: { firstName: `Name ${version}` },

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { LOCK_FILE } from '../../../src/infrastructure/embedded/data-dir-lock';
 import { openDatabase } from '../../../src/infrastructure/persistence/database';
-import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
+import { SOCKET_NAME } from '../../../src/infrastructure/embedded/database-socket-path';
 import { NODE_FLAGS } from '../../support/run-artifacts';
 import {
   countPeople,

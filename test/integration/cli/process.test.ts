@@ -98,7 +98,7 @@ describe('the built command-line tool, run as a process', () => {
     });
     expect(created.stdout).toMatch(/^created the account "ops"/);
     // The database initdb made is the tool's user's alone (the rule's other cases, on databases
-    // started from the run's snapshot: persistence/private-data-dir.test).
+    // started from the run's snapshot: embedded/private-data-dir.test).
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(openToOthers(dataDir)).toEqual([]);
 

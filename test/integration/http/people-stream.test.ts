@@ -1,7 +1,8 @@
 import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
-import { personView, type RenderedPerson } from '../../../src/application/people/person-view';
+import { personView } from '../../../src/application/people/person-view';
+import type { RenderedPerson } from '../../../src/application/ports/person-repository';
 import type { PersonRepository } from '../../../src/application/ports/person-repository';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { Person } from '../../../src/domain/person';

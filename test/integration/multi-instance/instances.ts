@@ -19,7 +19,7 @@ import {
 import type { Permission } from '../../../src/domain/permission';
 import { createApp } from '../../../src/http/app';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
-import type { KeyEventsListener } from '../../../src/infrastructure/persistence/key-events-listener';
+import type { KeyEventsListener } from '../../../src/infrastructure/credentials/key-events-listener';
 import { TEST_PASSWORD, uniqueName } from '../../support/app';
 
 /** The Redis of the Redis-backed tests; they are skipped without it. */

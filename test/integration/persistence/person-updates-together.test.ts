@@ -2,7 +2,7 @@ import type { PersonUpdate } from '../../../src/application/ports/unit-of-work';
 import { Conflict } from '../../../src/domain/errors';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { SqlUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { newPerson, uniqueName } from '../../support/app';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 
@@ -57,15 +57,15 @@ describe.each(testDatabases)('people updates written together on $name', (target
     (await createRepositories(database.dataSource.manager).changes.listAbout(id)).length;
 
   it('answer each update of a statement of several as if it had been alone', async () => {
-    const unitOfWork = new TypeOrmUnitOfWork(database.dataSource);
+    const unitOfWork = new SqlUnitOfWork(database.dataSource);
     const [first, second, third] = await people(3);
 
     // The first goes at once; the others come while it runs, and go together.
     const answers = await Promise.all([
-      unitOfWork.updatePerson(renaming(first, 1, 'Alone')),
-      unitOfWork.updatePerson(renaming(second, 1, 'One')),
-      unitOfWork.updatePerson(renaming(third, 1, 'Three')),
-      unitOfWork.updatePerson(renaming(second, 1, 'Two')),
+      unitOfWork.commitPersonUpdate(renaming(first, 1, 'Alone')),
+      unitOfWork.commitPersonUpdate(renaming(second, 1, 'One')),
+      unitOfWork.commitPersonUpdate(renaming(third, 1, 'Three')),
+      unitOfWork.commitPersonUpdate(renaming(second, 1, 'Two')),
     ]);
 
     expect(answers[0]).toMatchObject({ id: first, firstName: 'Alone', version: 2 });
@@ -81,13 +81,13 @@ describe.each(testDatabases)('people updates written together on $name', (target
 
   it('fail only the update that fails, when one of a statement of several does', async () => {
     const taken = uniqueName('chat');
-    const unitOfWork = new TypeOrmUnitOfWork(database.dataSource);
+    const unitOfWork = new SqlUnitOfWork(database.dataSource);
     const [holder, blocked, other] = await people(3, taken);
 
     const answers = await Promise.allSettled([
-      unitOfWork.updatePerson(renaming(holder, 1, 'Holder')),
-      unitOfWork.updatePerson(renaming(blocked, 1, 'Blocked', taken)),
-      unitOfWork.updatePerson(renaming(other, 1, 'Other')),
+      unitOfWork.commitPersonUpdate(renaming(holder, 1, 'Holder')),
+      unitOfWork.commitPersonUpdate(renaming(blocked, 1, 'Blocked', taken)),
+      unitOfWork.commitPersonUpdate(renaming(other, 1, 'Other')),
     ]);
 
     expect(answers[0]).toMatchObject({ status: 'fulfilled', value: { firstName: 'Holder' } });

@@ -34,9 +34,9 @@ class FailingAfterWork implements UnitOfWork {
     });
   }
 
-  updatePerson(update: PersonUpdate) {
-    if (!this.failing) return this.real.updatePerson(update);
-    return this.real.updatePerson({
+  commitPersonUpdate(update: PersonUpdate) {
+    if (!this.failing) return this.real.commitPersonUpdate(update);
+    return this.real.commitPersonUpdate({
       ...update,
       change: { ...update.change, type: 'refused.by.the.database' as ChangeType },
     });

@@ -23,8 +23,8 @@ class LeakyFailure implements UnitOfWork {
     if (!this.failing) return this.real.run(work);
     return Promise.reject(this.failure());
   }
-  updatePerson(update: PersonUpdate): Promise<Person | null> {
-    if (!this.failing) return this.real.updatePerson(update);
+  commitPersonUpdate(update: PersonUpdate): Promise<Person | null> {
+    if (!this.failing) return this.real.commitPersonUpdate(update);
     return Promise.reject(this.failure());
   }
   private failure(): Error {

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCK_FILE } from '../../../src/infrastructure/persistence/data-dir-lock';
+import { LOCK_FILE } from '../../../src/infrastructure/embedded/data-dir-lock';
 import { migrate, openDatabase } from '../../../src/infrastructure/persistence/database';
-import { SOCKET_NAME } from '../../../src/infrastructure/persistence/database-socket-path';
+import { SOCKET_NAME } from '../../../src/infrastructure/embedded/database-socket-path';
 import { testDatabases } from '../../support/databases';
 import { copyMigratedDataDir, NODE_FLAGS, serviceBuild } from '../../support/run-artifacts';
 

@@ -7,12 +7,12 @@ import type { ApiKeyRepository, KeyCredential } from '../../../src/application/p
 import type { TokenService } from '../../../src/application/ports/token-service';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { APP, closeConnections, startConnections } from '../../../src/container';
-import { CachingApiKeyRepository } from '../../../src/infrastructure/persistence/caching-api-key-repository';
-import { CachingUnitOfWork } from '../../../src/infrastructure/persistence/caching-unit-of-work';
-import { CredentialCache } from '../../../src/infrastructure/persistence/credential-cache';
-import { KeyEventsListener } from '../../../src/infrastructure/persistence/key-events-listener';
+import { CachingApiKeyRepository } from '../../../src/infrastructure/credentials/caching-api-key-repository';
+import { CachingUnitOfWork } from '../../../src/infrastructure/credentials/caching-unit-of-work';
+import { CredentialCache } from '../../../src/infrastructure/credentials/credential-cache';
+import { KeyEventsListener } from '../../../src/infrastructure/credentials/key-events-listener';
 import { createRepositories } from '../../../src/infrastructure/persistence/repositories';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm-unit-of-work';
+import { SqlUnitOfWork } from '../../../src/infrastructure/persistence/sql-unit-of-work';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { waitFor } from '../multi-instance/instances';
@@ -162,7 +162,7 @@ describe.each(testDatabases)('the credential cache on $name', (target) => {
       const inner = counting(keysOf());
       const cache = new CredentialCache({ alwaysUsable: true, now: clock });
       const keys = new CachingApiKeyRepository(inner, cache, cache);
-      const unitOfWork = new CachingUnitOfWork(new TypeOrmUnitOfWork(t.database.dataSource), cache);
+      const unitOfWork = new CachingUnitOfWork(new SqlUnitOfWork(t.database.dataSource), cache);
       const rolledBack = hashOf(await t.tokenWith());
       const committed = hashOf(await t.tokenWith());
       const before = (await keys.findByTokenHash(committed)) as KeyCredential;
@@ -251,7 +251,7 @@ describeOnPostgres('the key events listener on PostgreSQL', () => {
       expect(cache.size).toBe(1);
 
       // Another process: a transaction outside this cache's knowledge.
-      await new TypeOrmUnitOfWork(t.database.dataSource).run((tx) =>
+      await new SqlUnitOfWork(t.database.dataSource).run((tx) =>
         tx.keys.revoke(credential.key.id, new Date()),
       );
 
@@ -288,7 +288,7 @@ describeOnPostgres('the key events listener on PostgreSQL', () => {
         hashOf(await t.issueToken(account.username, account.password)),
       )) as KeyCredential;
       expect(cache.size).toBe(1);
-      await new TypeOrmUnitOfWork(t.database.dataSource).run((tx) =>
+      await new SqlUnitOfWork(t.database.dataSource).run((tx) =>
         tx.accounts.update(credential.account.personId, { disabled: true }),
       );
       await waitFor(() => cache.size === 0, 1000);

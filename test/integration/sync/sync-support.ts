@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { PersonFileRecord } from '../../../src/cli/person-file/person-file-record';
+import type { PersonFileRecord } from '../../../src/person-file/person-file-record';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { cli } from '../cli/cli-harness';
 import { tempFile, tempPath } from '../cli/import-files';

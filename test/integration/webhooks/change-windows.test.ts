@@ -11,7 +11,7 @@ import {
 import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
 import { type Database, migrate } from '../../../src/infrastructure/persistence/database';
-import { CLAIM_WINDOWS_SQL } from '../../../src/infrastructure/persistence/webhook-window-sql';
+import { CLAIM_WINDOWS_SQL } from '../../../src/infrastructure/webhooks/webhook-window-sql';
 import { FakeClock } from '../../unit/support/fake-clock';
 import { newPerson } from '../../support/app';
 import { openTestDatabase, testDatabases } from '../../support/databases';

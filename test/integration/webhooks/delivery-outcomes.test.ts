@@ -1,7 +1,7 @@
 import type { ClaimedDelivery, WebhookAttempt } from '../../../src/application/ports/webhook-store';
 import type { Database } from '../../../src/infrastructure/persistence/database';
-import { SqlWebhookStore } from '../../../src/infrastructure/persistence/sql-webhook-store';
-import { webhookPayloads } from '../../../src/infrastructure/persistence/webhook-payload';
+import { SqlWebhookStore } from '../../../src/infrastructure/webhooks/sql-webhook-store';
+import { webhookPayloads } from '../../../src/infrastructure/webhooks/webhook-payload';
 import { openTestDatabase, testDatabases } from '../../support/databases';
 
 const SECOND = 1000;

@@ -4,7 +4,7 @@ import {
   checkPersonRecord,
   type PersonFileRecord,
   toPersonRecord,
-} from '../../../src/cli/person-file/person-file-record';
+} from '../../../src/person-file/person-file-record';
 import { InMemorySpools } from '../../../src/infrastructure/in-memory/in-memory-spools';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
 import { FakeClock } from '../support/fake-clock';

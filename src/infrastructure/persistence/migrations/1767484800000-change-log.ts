@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The change feed (SPEC §7). `changes` is an outbox: each transaction that changes people writes
  * its rows there just before it commits, drawing `seq` from `changes_seq` under an advisory lock
- * (see TypeOrmUnitOfWork), so that seq order is commit order and a reader following `seq > cursor`
+ * (see SqlUnitOfWork), so that seq order is commit order and a reader following `seq > cursor`
  * never skips a change committed late. No foreign key to people: a change outlives an erased
  * person's data, and the feed must say the person is gone.
  *

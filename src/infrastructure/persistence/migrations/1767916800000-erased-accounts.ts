@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * they are finished here, and a check holds every later one to it.
  *
  * Erased means gone: `directory_meta` counts the erasures and those whose purge (the rewrite of
- * what held their values, see erased-values-purge.ts) has finished, so that the retention job
+ * what held their values, see sql-erasure-purge.ts) has finished, so that the retention job
  * catches up one that did not. Erasures made before this were never purged: counted as one.
  */
 export class ErasedAccounts1767916800000 implements MigrationInterface {

@@ -208,12 +208,12 @@ describe('UpdatePerson', () => {
       let raced = false;
       return {
         run: (work) => directory.unitOfWork.run(work),
-        updatePerson: async (update) => {
+        commitPersonUpdate: async (update) => {
           if (!raced) {
             raced = true;
             await meanwhile();
           }
-          return directory.unitOfWork.updatePerson(update);
+          return directory.unitOfWork.commitPersonUpdate(update);
         },
       };
     }

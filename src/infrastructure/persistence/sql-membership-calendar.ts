@@ -1,0 +1,94 @@
+import type { EntityManager } from 'typeorm';
+import type {
+  DueMembership,
+  EndingMembership,
+  MembershipCalendar,
+} from '../../application/ports/membership-calendar';
+import { currentDayAfterSql, nearItsEndSql } from '../../domain/membership';
+import { withDatabaseErrors } from './database-errors';
+
+interface DueRow {
+  id: number;
+  person_id: number;
+  start_date: string;
+  end_date: string | null;
+  start_due: boolean;
+  end_due: boolean;
+  written_at: Date;
+}
+
+/** Reads the partial indexes of what is not announced yet, which stay small. */
+export class SqlMembershipCalendar implements MembershipCalendar {
+  constructor(private readonly manager: EntityManager) {}
+
+  claimDue(today: string, limit: number): Promise<DueMembership[]> {
+    return withDatabaseErrors(async () => {
+      // SKIP LOCKED: another instance's job holds those rows and will deal with them.
+      const rows: DueRow[] = await this.manager.query(
+        `SELECT id, person_id, start_date, end_date, written_at,
+                (NOT start_announced AND start_date <= $1::date) AS start_due,
+                (NOT end_announced AND end_date < $1::date) AS end_due
+           FROM memberships
+          WHERE (NOT start_announced AND start_date <= $1::date)
+             OR (NOT end_announced AND end_date IS NOT NULL AND end_date < $1::date)
+          ORDER BY id
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED`,
+        [today, limit],
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        personId: row.person_id,
+        startDate: row.start_date,
+        endDate: row.end_date,
+        startDue: row.start_due,
+        endDue: row.end_due === true,
+        writtenAt: row.written_at,
+      }));
+    });
+  }
+
+  markDone(started: number[], ended: number[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (started.length === 0 && ended.length === 0) return;
+      await this.manager.query(
+        `UPDATE memberships
+            SET start_announced = start_announced OR id = ANY($1::int[]),
+                end_announced = end_announced OR id = ANY($2::int[])
+          WHERE id = ANY($1::int[]) OR id = ANY($2::int[])`,
+        [started, ended],
+      );
+    });
+  }
+
+  claimEnding(today: string, noticeDays: number, limit: number): Promise<EndingMembership[]> {
+    return withDatabaseErrors(async () => {
+      // The first two conditions are the partial index's, read by end date over the notice period
+      // only (in that order: by id, every membership was read to find none due).
+      const rows: { id: number; person_id: number; end_date: string }[] = await this.manager.query(
+        `SELECT m.id, m.person_id, m.end_date
+           FROM memberships m
+          WHERE m.end_date IS NOT NULL AND m.ending_announced IS DISTINCT FROM m.end_date
+            AND ${nearItsEndSql('m', '$1::date', '$2::int')}
+            AND EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NULL)
+            AND NOT EXISTS (SELECT 1 FROM memberships o
+                             WHERE o.person_id = m.person_id AND ${currentDayAfterSql('o', 'm.end_date')})
+          ORDER BY m.end_date, m.id
+          LIMIT $3
+            FOR UPDATE OF m SKIP LOCKED`,
+        [today, noticeDays, limit],
+      );
+      return rows.map((row) => ({ id: row.id, personId: row.person_id, endDate: row.end_date }));
+    });
+  }
+
+  markEndingTold(ids: number[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (ids.length === 0) return;
+      await this.manager.query(
+        'UPDATE memberships SET ending_announced = end_date WHERE id = ANY($1::int[])',
+        [ids],
+      );
+    });
+  }
+}

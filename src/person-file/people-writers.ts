@@ -1,0 +1,140 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import { type ContactKind } from '../domain/contact';
+import { isCurrent, type Membership } from '../domain/membership';
+import type { Person } from '../domain/person';
+import { CSV_COLUMNS } from './csv-person-file';
+import { toPersonRecord } from './person-file-record';
+
+/** What an export writer is handed: a function that gives it each person, and says how many. */
+export type PeopleProducer = (
+  write: (person: Person, today: string) => Promise<void>,
+) => Promise<{ people: number }>;
+
+// Text is gathered into chunks of about this size before a write: fewer, larger writes.
+const CHUNK_CHARACTERS = 64 * 1024;
+
+/** The columns of `export --format csv --current`: a mail merge's list (SPEC §9). */
+export const CURRENT_CSV_COLUMNS = [
+  'first_name',
+  'last_name',
+  'member_number',
+  'email',
+  'phone',
+  'address',
+  'club',
+  'end_date',
+] as const;
+
+/** Writes text in chunks, waiting for the stream to drain when its buffer is full: memory stays bounded. */
+function chunked(out: Writable): { add: (text: string) => Promise<void>; end: () => Promise<void> } {
+  let buffer = '';
+  const flush = async () => {
+    const text = buffer;
+    buffer = '';
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  return {
+    add: async (text) => {
+      buffer += text;
+      if (buffer.length >= CHUNK_CHARACTERS) await flush();
+    },
+    end: async () => {
+      if (buffer !== '') await flush();
+    },
+  };
+}
+
+/** The JSON array `import` reads (SPEC §5, §6), one person a line. */
+export async function writeJsonPeople(out: Writable, produce: PeopleProducer): Promise<number> {
+  const text = chunked(out);
+  let first = true;
+  await text.add('[');
+  const { people } = await produce(async (person) => {
+    await text.add(`${first ? '\n' : ',\n'}${JSON.stringify(toPersonRecord(person))}`);
+    first = false;
+  });
+  await text.add(first ? ']\n' : '\n]\n');
+  await text.end();
+  return people;
+}
+
+/** The value of a person's first contact of a kind (as contacts are shown: by kind, then id), or ''. */
+/** A person's contacts come ordered by kind, then id (SPEC §1): the first of a kind is the first found. */
+function firstContact(person: Person, kind: ContactKind): string {
+  return person.contacts.find((c) => c.kind === kind)?.value ?? '';
+}
+
+function csvLine(cells: (string | number | null)[]): string {
+  // RFC 4180: CR LF between records; a cell with a delimiter, a quote or a line break is quoted.
+  return stringify([cells.map((cell) => (cell === null ? '' : String(cell)))], {
+    record_delimiter: 'windows',
+  });
+}
+
+/**
+ * The spreadsheet of SPEC §9, which `import FILE.csv` reads back unchanged: one row per membership
+ * (a person without one is one row with those cells empty), the person's columns on each. With
+ * `current`, one row per current member for a mail merge, with the membership current today that
+ * ends last. UTF-8 with a byte order mark, by which spreadsheet programs tell UTF-8 from their
+ * own code page (the import takes it, or none).
+ */
+export async function writeCsvPeople(
+  out: Writable,
+  produce: PeopleProducer,
+  options: { current?: boolean } = {},
+): Promise<number> {
+  const text = chunked(out);
+  await text.add(`\ufeff${csvLine([...(options.current ? CURRENT_CSV_COLUMNS : CSV_COLUMNS)])}`);
+  const { people } = await produce(async (person, today) => {
+    const email = firstContact(person, 'email');
+    const phone = firstContact(person, 'phone');
+    const address = firstContact(person, 'address');
+    if (options.current) {
+      const membership = lastEnding(person.memberships.filter((m) => isCurrent(m, today)));
+      await text.add(
+        csvLine([
+          person.firstName,
+          person.lastName,
+          person.memberNumber,
+          email,
+          phone,
+          address,
+          membership?.club.name ?? '',
+          membership?.endDate ?? '',
+        ]),
+      );
+      return;
+    }
+    const own = [
+      person.id,
+      person.memberNumber,
+      person.firstName,
+      person.lastName,
+      email,
+      phone,
+      address,
+      person.chatId,
+      person.plannerId,
+    ];
+    const memberships = person.memberships.length === 0 ? [null] : person.memberships;
+    for (const m of memberships) {
+      await text.add(
+        csvLine([...own, m?.club.name ?? '', m?.kind ?? '', m?.startDate ?? '', m?.endDate ?? '']),
+      );
+    }
+  });
+  await text.end();
+  return people;
+}
+
+/** Of these memberships, the one that ends last (open-ended ends last of all). */
+function lastEnding(memberships: Membership[]): Membership | undefined {
+  let best: Membership | undefined;
+  for (const m of memberships) {
+    if (best === undefined) best = m;
+    else if (best.endDate !== null && (m.endDate === null || m.endDate > best.endDate)) best = m;
+  }
+  return best;
+}

@@ -1,0 +1,253 @@
+import type { IncomingPerson } from '../application/people/import-people';
+import type { NewContact, NewMembership } from '../application/ports/person-repository';
+import { isCalendarDate } from '../domain/calendar-date';
+import { type ContactKind, isContactKind } from '../domain/contact';
+import { checkChatId, checkMemberNumber, checkName, type Person, ROLES, type Role } from '../domain/person';
+import { checkText } from '../domain/text';
+
+/**
+ * One person in the import and export file (SPEC §5, §6), as the file spells it: clubs by name,
+ * every field present and null where empty, so that importing an export changes nothing. `id` is
+ * the directory's, written by the export; a record may name its person by it or by member_number.
+ */
+export interface PersonFileRecord {
+  id: number | null;
+  member_number: string | null;
+  first_name: string;
+  last_name: string;
+  chat_id: string | null;
+  planner_id: string | null;
+  role: Role;
+  contacts: { kind: ContactKind; value: string; label: string | null }[];
+  memberships: { club: string; kind: string | null; start_date: string; end_date: string | null }[];
+}
+
+type CheckedRecord = IncomingPerson;
+
+export const CONTACT_VALUE_MAX_LENGTH = 1000;
+export const SHORT_TEXT_MAX_LENGTH = 100;
+
+const RECORD_FIELDS = [
+  'id',
+  'member_number',
+  'first_name',
+  'last_name',
+  'chat_id',
+  'planner_id',
+  'role',
+  'contacts',
+  'memberships',
+];
+const CONTACT_FIELDS = ['kind', 'value', 'label'];
+const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
+// Deliberately loose: one @ with something on either side and no spaces. Real validation of an
+// address is sending it mail, which is not the directory's job.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownFields(path: string, value: Fields, allowed: string[], errors: string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) errors.push(`${path}unknown field ${JSON.stringify(key)}`);
+  }
+}
+
+/** An optional short text: absent, null and blank mean not set. */
+function optionalText(field: string, value: unknown, errors: string[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push(`${field} must be a string or null`);
+    return null;
+  }
+  const checked = checkText(value, { maxLength: SHORT_TEXT_MAX_LENGTH });
+  if ('problem' in checked) {
+    errors.push(`${field} ${checked.problem}`);
+    return null;
+  }
+  return checked.text === '' ? null : checked.text;
+}
+
+/** A name a record may leave out (kept, or required to add someone: the import's to say). */
+function name(field: string, value: unknown, errors: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  return requiredName(field, value, errors);
+}
+
+/** A field a record may leave out: kept as it is (SPEC §6). */
+function present<T>(value: unknown, read: () => T): T | undefined {
+  return value === undefined ? undefined : read();
+}
+
+function requiredName(field: string, value: unknown, errors: string[]): string {
+  if (value === undefined || value === null) {
+    errors.push(`${field} is required`);
+    return '';
+  }
+  const checked = checkName(field, value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return '';
+  }
+  return checked.value;
+}
+
+function externalId(field: string, value: unknown, errors: string[]): string | null {
+  if (value === undefined) return null;
+  const checked = checkChatId(field, value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return null;
+  }
+  return checked.value;
+}
+
+function personId(value: unknown, errors: string[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    errors.push('id must be a positive whole number or null');
+    return null;
+  }
+  return value;
+}
+
+function memberNumber(value: unknown, errors: string[]): string | null {
+  if (value === undefined) return null;
+  const checked = checkMemberNumber('member_number', value);
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return null;
+  }
+  return checked.value;
+}
+
+function role(value: unknown, errors: string[]): Role | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!(ROLES as readonly unknown[]).includes(value)) {
+    errors.push(`role must be one of ${ROLES.join(', ')}`);
+    return 'member';
+  }
+  return value as Role;
+}
+
+function list(field: string, value: unknown, errors: string[]): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    errors.push(`${field} must be an array`);
+    return [];
+  }
+  return value;
+}
+
+function contact(path: string, value: unknown, errors: string[]): NewContact {
+  const fallback = { kind: 'email' as const, value: '', label: null };
+  if (!isObject(value)) {
+    errors.push(`${path} must be an object`);
+    return fallback;
+  }
+  unknownFields(`${path}.`, value, CONTACT_FIELDS, errors);
+  const kind = value.kind;
+  if (kind === undefined || kind === null) errors.push(`${path}.kind is required`);
+  else if (!isContactKind(kind)) errors.push(`${path}.kind must be email, phone or address`);
+  const label = optionalText(`${path}.label`, value.label, errors);
+  if (value.value === undefined || value.value === null) {
+    errors.push(`${path}.value is required`);
+    return fallback;
+  }
+  if (typeof value.value !== 'string') {
+    errors.push(`${path}.value must be a string`);
+    return fallback;
+  }
+  // An address is one multi-line string: line breaks and tabs are allowed there, nowhere else.
+  const checked = checkText(value.value, { maxLength: CONTACT_VALUE_MAX_LENGTH, lines: kind === 'address' });
+  const text = 'text' in checked ? checked.text : '';
+  if ('problem' in checked) errors.push(`${path}.value ${checked.problem}`);
+  else if (text === '') errors.push(`${path}.value must not be empty`);
+  else if (kind === 'email' && !EMAIL_SHAPE.test(text)) {
+    errors.push(`${path}.value is not an email address`);
+  }
+  return { kind: isContactKind(kind) ? kind : 'email', value: text, label };
+}
+
+function date(field: string, value: unknown, required: boolean, errors: string[]): string | null {
+  if (value === undefined || value === null) {
+    if (required) errors.push(`${field} is required`);
+    return null;
+  }
+  if (!isCalendarDate(value)) {
+    errors.push(`${field} must be a calendar date written YYYY-MM-DD`);
+    return null;
+  }
+  return value;
+}
+
+function membership(path: string, value: unknown, errors: string[]): NewMembership {
+  if (!isObject(value)) {
+    errors.push(`${path} must be an object`);
+    return { club: '', kind: null, startDate: '', endDate: null };
+  }
+  unknownFields(`${path}.`, value, MEMBERSHIP_FIELDS, errors);
+  const club = requiredName(`${path}.club`, value.club, errors);
+  const kind = optionalText(`${path}.kind`, value.kind, errors);
+  const startDate = date(`${path}.start_date`, value.start_date, true, errors);
+  const endDate = date(`${path}.end_date`, value.end_date, false, errors);
+  if (startDate !== null && endDate !== null && endDate < startDate) {
+    errors.push(`${path}.end_date is before start_date`);
+  }
+  return { club, kind, startDate: startDate ?? '', endDate };
+}
+
+/**
+ * Checks one record of an import file. Every problem is reported, each naming its field
+ * (`memberships[0].end_date is before start_date`), so that a volunteer can fix a file in one pass.
+ */
+export function checkPersonRecord(value: unknown): { record: CheckedRecord } | { errors: string[] } {
+  if (!isObject(value)) return { errors: ['must be an object with first_name and last_name'] };
+  const errors: string[] = [];
+  unknownFields('', value, RECORD_FIELDS, errors);
+  // A field the record leaves out is kept as it is (SPEC §6): undefined, not null.
+  const record: CheckedRecord = {
+    id: personId(value.id, errors),
+    memberNumber: present(value.member_number, () => memberNumber(value.member_number, errors)),
+    firstName: name('first_name', value.first_name, errors),
+    lastName: name('last_name', value.last_name, errors),
+    chatId: present(value.chat_id, () => externalId('chat_id', value.chat_id, errors)),
+    plannerId: present(value.planner_id, () => externalId('planner_id', value.planner_id, errors)),
+    role: role(value.role, errors),
+    contacts: present(value.contacts, () =>
+      list('contacts', value.contacts, errors).map((c, i) => contact(`contacts[${i}]`, c, errors)),
+    ),
+    memberships: present(value.memberships, () =>
+      list('memberships', value.memberships, errors).map((m, i) =>
+        membership(`memberships[${i}]`, m, errors),
+      ),
+    ),
+  };
+  for (const key of Object.keys(record) as (keyof CheckedRecord)[]) {
+    if (record[key] === undefined) delete record[key];
+  }
+  return errors.length > 0 ? { errors } : { record };
+}
+
+/** The record of a person as the export writes it; the fields listed one by one, never more. */
+export function toPersonRecord(person: Person): PersonFileRecord {
+  return {
+    id: person.id,
+    member_number: person.memberNumber,
+    first_name: person.firstName,
+    last_name: person.lastName,
+    chat_id: person.chatId,
+    planner_id: person.plannerId,
+    role: person.role,
+    contacts: person.contacts.map((c) => ({ kind: c.kind, value: c.value, label: c.label })),
+    memberships: person.memberships.map((m) => ({
+      club: m.club.name,
+      kind: m.kind,
+      start_date: m.startDate,
+      end_date: m.endDate,
+    })),
+  };
+}

@@ -1,0 +1,164 @@
+import { isCalendarDate } from '../../../src/domain/calendar-date';
+import { checkPersonRecord } from '../../../src/person-file/person-file-record';
+import { record } from '../import/import-fixture';
+
+function errorsOf(value: unknown): string[] {
+  const checked = checkPersonRecord(value);
+  return 'errors' in checked ? checked.errors : [];
+}
+
+describe('checkPersonRecord', () => {
+  it('accepts a complete record and one with only names', () => {
+    expect(errorsOf(record())).toEqual([]);
+    expect(errorsOf({ first_name: 'A', last_name: 'B' })).toEqual([]);
+  });
+
+  it('allows line breaks in an address but not in other contacts, and no control characters in names', () => {
+    expect(errorsOf(record({ contacts: [{ kind: 'address', value: '1 Road\r\nTown' }] }))).toEqual([]);
+    expect(errorsOf(record({ contacts: [{ kind: 'phone', value: '1\n2' }] }))).toEqual([
+      'contacts[0].value must not contain control characters (found U+000A)',
+    ]);
+    expect(errorsOf(record({ first_name: 'A\tB' }))).toEqual([
+      'first_name must not contain control characters (found U+0009)',
+    ]);
+  });
+
+  it('refuses NUL, lone surrogates and control characters in every text field, naming it', () => {
+    expect(
+      errorsOf(
+        record({
+          first_name: 'Ada\ud800',
+          last_name: 'By\u0000ron',
+          chat_id: 'c\u0085',
+          planner_id: '\udc00',
+          contacts: [{ kind: 'address', value: '1 Road\n\u0007Town', label: 'ho\u001bme' }],
+          memberships: [
+            { club: 'North\ud83d', kind: 'fu\u007fll', start_date: '2024-01-01', end_date: null },
+          ],
+        }),
+      ),
+    ).toEqual([
+      'first_name must not contain a lone surrogate (U+D800)',
+      'last_name must not contain the NUL character (U+0000)',
+      'chat_id must not contain control characters (found U+0085)',
+      'planner_id must not contain a lone surrogate (U+DC00)',
+      'contacts[0].label must not contain control characters (found U+001B)',
+      'contacts[0].value must not contain control characters (found U+0007)',
+      'memberships[0].club must not contain a lone surrogate (U+D83D)',
+      'memberships[0].kind must not contain control characters (found U+007F)',
+    ]);
+  });
+
+  it('counts lengths in characters, so 100 characters outside the BMP are a valid name', () => {
+    expect(errorsOf(record({ first_name: '𠮷'.repeat(100), last_name: '😀'.repeat(100) }))).toEqual([]);
+    expect(errorsOf(record({ first_name: '𠮷'.repeat(101), chat_id: '😀'.repeat(65) }))).toEqual([
+      'first_name must be at most 100 characters',
+      'chat_id must be at most 64 characters',
+    ]);
+  });
+
+  it('stores names and other text in NFC, and a blank chat_id or planner_id as not set', () => {
+    const checked = checkPersonRecord(
+      record({
+        first_name: 'Zoe\u0308',
+        last_name: ' Ma\u0301rquez ',
+        chat_id: '   ',
+        planner_id: '',
+        contacts: [{ kind: 'address', value: 'Stra\u00dfe 1\nK\u00f6ln', label: 'Bu\u0308ro' }],
+        memberships: [{ club: 'Cafe\u0301', kind: null, start_date: '2024-01-01', end_date: null }],
+      }),
+    );
+    expect(checked).toEqual({
+      record: expect.objectContaining({
+        firstName: 'Zoë',
+        lastName: 'Márquez',
+        chatId: null,
+        plannerId: null,
+        contacts: [{ kind: 'address', value: 'Straße 1\nKöln', label: 'Büro' }],
+        memberships: [{ club: 'Café', kind: null, startDate: '2024-01-01', endDate: null }],
+      }),
+    });
+  });
+
+  it('keeps a chat_id exactly as given, and refuses one that NFC would change', () => {
+    expect(checkPersonRecord(record({ chat_id: ' @zoë:example.org' }))).toEqual({
+      record: expect.objectContaining({ chatId: ' @zoë:example.org' }),
+    });
+    expect(errorsOf(record({ chat_id: '@zoe\u0308:example.org' }))).toEqual([
+      'chat_id must be in Unicode normalization form C (NFC): an identifier is stored exactly as given',
+    ]);
+  });
+
+  it('names nested fields precisely', () => {
+    expect(
+      errorsOf(
+        record({
+          contacts: [{ kind: 'email', value: 'a@b', colour: 'red' }, { kind: 'phone' }, 5],
+          memberships: [
+            { start_date: '2024-01-01', end_date: 'soon' },
+            { club: 'X', start_date: null },
+          ],
+        }),
+      ),
+    ).toEqual([
+      'contacts[0].unknown field "colour"',
+      'contacts[1].value is required',
+      'contacts[2] must be an object',
+      'memberships[0].club is required',
+      'memberships[0].end_date must be a calendar date written YYYY-MM-DD',
+      'memberships[1].start_date is required',
+    ]);
+  });
+
+  it('checks types and lengths of the optional fields', () => {
+    expect(
+      errorsOf(record({ chat_id: 5, planner_id: 'x'.repeat(65), contacts: 'none', memberships: {} })),
+    ).toEqual([
+      'chat_id must be a string or null',
+      'planner_id must be at most 64 characters',
+      'contacts must be an array',
+      'memberships must be an array',
+    ]);
+  });
+});
+
+describe('isCalendarDate', () => {
+  it.each(['2024-02-29', '2000-02-29', '2023-12-31', '0001-01-01', '9999-12-31'])('accepts %s', (value) => {
+    expect(isCalendarDate(value)).toBe(true);
+  });
+  it.each([
+    '2023-02-29',
+    '1900-02-29',
+    '2024-04-31',
+    '2024-13-01',
+    '2024-00-10',
+    '2024-01-00',
+    '2024-1-01',
+    '2024-0a-10',
+    '2024/01/10',
+    '-024-01-10',
+    '２０２４-01-10',
+    '2024-01-01T00:00:00Z',
+    '0000-01-01',
+    '',
+    20240101,
+  ])('refuses %s', (value) => {
+    expect(isCalendarDate(value)).toBe(false);
+  });
+
+  it('agrees with the calendar of JavaScript dates on every day number of every month of many years', () => {
+    const byDate = (value: string) => {
+      const date = new Date(`${value}T00:00:00Z`);
+      return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+    };
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (const year of [1, 4, 100, 400, 1600, 1700, 1899, 1900, 1996, 2000, 2023, 2024, 2100, 2400, 9999]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const value = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+          expect([value, isCalendarDate(value)]).toEqual([value, byDate(value)]);
+        }
+      }
+    }
+  });
+});
