@@ -23,11 +23,20 @@ type Dates = Pick<Membership, 'startDate' | 'endDate'>;
  * ISO calendar dates compare correctly as strings.
  */
 export function isCurrent(membership: Dates, today: string): boolean {
-  return membership.startDate <= today && (membership.endDate === null || today <= membership.endDate);
+  return membership.startDate <= today && lastsUntil(membership, today);
 }
 
 export function currentMembershipSql(m: string, day: string): string {
-  return `${m}.start_date <= ${day} AND (${m}.end_date IS NULL OR ${m}.end_date >= ${day})`;
+  return `${m}.start_date <= ${day} AND ${lastsUntilSql(m, day)}`;
+}
+
+/** Not ended before `date`: open-ended, or ending on that day or later. */
+export function lastsUntil(membership: Pick<Dates, 'endDate'>, date: string): boolean {
+  return membership.endDate === null || date <= membership.endDate;
+}
+
+export function lastsUntilSql(m: string, date: string): string {
+  return `(${m}.end_date IS NULL OR ${m}.end_date >= ${date})`;
 }
 
 /**

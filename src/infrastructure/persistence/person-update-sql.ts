@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { PersonUpdate } from '../../application/ports/unit-of-work';
-import type { Person } from '../../domain/person';
+import { type Person, visiblePersonSql } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
@@ -44,7 +44,7 @@ WITH v AS (
     version = p.version + 1,
     updated_at = now()
   FROM v
-  WHERE p.id = v.id AND p.version = v.version AND p.role <> 'admin' AND p.erased_at IS NULL
+  WHERE p.id = v.id AND p.version = v.version AND ${visiblePersonSql('p')}
   RETURNING p.*, v.n
 ), audit AS (
   INSERT INTO audit_entries (actor_account_id, actor_key_id, action, subject_type, subject_id, field, old_value, new_value)

@@ -11,12 +11,14 @@ import type {
   PersonRepository,
 } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
+import { lastsUntilSql } from '../../domain/membership';
 import {
   ERASED_NAME,
   type Person,
   type PersonChanges,
   type PersonFields,
   type Role,
+  visiblePersonSql,
 } from '../../domain/person';
 import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
@@ -264,9 +266,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
-    return this.identities("p.role = 'member' AND p.erased_at IS NULL AND NOT (p.id = ANY($1::int[]))", [
-      ids,
-    ]);
+    return this.identities(`${visiblePersonSql('p')} AND NOT (p.id = ANY($1::int[]))`, [ids]);
   }
 
   findLookalikes(keys: { emails: string[]; names: { first: string; last: string }[] }): Promise<Lookalike[]> {
@@ -287,7 +287,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
                        WHERE c.person_id = p.id AND c.kind = 'email' AND c.value_folded = ANY($1::text[])
                        ORDER BY c.id) AS emails
            FROM people p
-          WHERE p.role = 'member' AND p.erased_at IS NULL
+          WHERE ${visiblePersonSql('p')}
             AND (p.id IN (SELECT c.person_id FROM contacts c
                            WHERE c.kind = 'email' AND c.value_folded = ANY($1::text[]))
                  OR (p.first_name_folded, p.last_name_folded) IN
@@ -308,10 +308,9 @@ export class TypeOrmPersonRepository implements PersonRepository {
 
   membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
     return this.identities(
-      `p.role = 'member' AND p.erased_at IS NULL AND p.username IS NULL
+      `${visiblePersonSql('p')} AND p.username IS NULL
         AND EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id)
-        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id
-                         AND (m.end_date IS NULL OR m.end_date >= $1::date))`,
+        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id AND ${lastsUntilSql('m', '$1::date')})`,
       [date],
     );
   }

@@ -7,6 +7,8 @@ import {
   isCurrentDayAfter,
   isEndingBefore,
   isNearItsEnd,
+  lastsUntil,
+  lastsUntilSql,
   nearItsEndSql,
 } from '../../../src/domain/membership';
 import type { Database } from '../../../src/infrastructure/persistence/database';
@@ -63,6 +65,13 @@ describe.each(testDatabases)('the membership rules in TypeScript and in SQL on $
     expect(expected).toContain(true);
     expect(expected).toContain(false);
     expect(await sqlAnswers(currentMembershipSql)).toEqual(expected);
+  });
+
+  it('lasting until a day: open-ended, or ending that day or later', async () => {
+    const expected = tsAnswers(lastsUntil);
+    expect(expected).toContain(true);
+    expect(expected).toContain(false);
+    expect(await sqlAnswers(lastsUntilSql)).toEqual(expected);
   });
 
   it('current on the day after a date, across month ends, a leap day and the last day of year 9999', async () => {
