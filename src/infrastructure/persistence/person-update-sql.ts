@@ -4,7 +4,7 @@ import { type Person, visiblePersonSql } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
-import { CHANGE_LOG_LOCK_KEY } from './typeorm-change-log';
+import { CHANGE_LOG_LOCK_KEY, fieldsText, insertChangesSql } from './typeorm-change-log';
 
 /** Updates written by one statement at most: what a statement's arrays and answer are sized for. */
 const MAX_BATCH = 64;
@@ -56,11 +56,12 @@ WITH v AS (
 ), serialised AS MATERIALIZED (
   SELECT c.n, c.id, ${lock} AS locked FROM changed c
 ), logged AS (
-  INSERT INTO changes (seq, type, person_id, fields, by_key_id)
-  SELECT nextval('changes_seq'), ch.type, s.id, string_to_array(ch.fields, ','), ch.by_key_id
-  FROM serialised s
-  JOIN unnest($20::int[], $21::text[], $22::text[], $23::int[]) AS ch(n, type, fields, by_key_id)
-    ON ch.n = s.n
+  ${insertChangesSql(`(
+    SELECT ch.type, s.id AS person_id, ch.fields, ch.by_key_id
+    FROM serialised s
+    JOIN unnest($20::int[], $21::text[], $22::text[], $23::int[]) AS ch(n, type, fields, by_key_id)
+      ON ch.n = s.n
+  ) c`)}
 )
 SELECT p.n, ${PERSON_COLUMNS} FROM changed p`;
 }
@@ -102,8 +103,7 @@ async function writeUpdates(
       entry((e) => e.newValue),
       updates.map((_, i) => i + 1),
       column((u) => u.change.type),
-      // Field lists travel as comma-joined text: unnest would flatten an array of arrays.
-      column((u) => (u.change.fields === null ? null : u.change.fields.join(','))),
+      column((u) => fieldsText(u.change.fields)),
       column((u) => u.change.byKeyId),
       CHANGE_LOG_LOCK_KEY,
     ],
