@@ -10,6 +10,30 @@ import { CHANGE_LOG_LOCK_KEY, fieldsText, insertChangesSql } from './typeorm-cha
 const MAX_BATCH = 64;
 
 /**
+ * The SET of the names of `people p` from `v`, each with its folded copy, which name searches
+ * match (SPEC §1): set where `v` has it, kept where not. `v`'s columns are nameColumns' six, in
+ * its order: has_first, first_name, first_folded, has_last, last_name, last_folded.
+ */
+export const NAMES_SET = `
+    first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
+    first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
+    last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
+    last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END`;
+
+/** The parameters NAMES_SET reads, one array each, an element per change; absent names are kept. */
+export function nameColumns(changes: { firstName?: string; lastName?: string }[]): unknown[] {
+  const columns = (name: (change: (typeof changes)[number]) => string | undefined) => [
+    changes.map((change) => name(change) !== undefined),
+    changes.map((change) => name(change) ?? null),
+    changes.map((change) => {
+      const value = name(change);
+      return value === undefined ? null : foldCase(value);
+    }),
+  ];
+  return [...columns((change) => change.firstName), ...columns((change) => change.lastName)];
+}
+
+/**
  * People's updates, their audit entries and their changes in one statement, sent on its own (so
  * committed as it ends): each update is written only if its person is still visible and at the
  * version it was decided on (UPDATE ... WHERE version = ..., which PostgreSQL re-checks against
@@ -35,11 +59,7 @@ WITH v AS (
     AS v(id, version, has_first, first_name, first_folded, has_last, last_name, last_folded,
          has_chat, chat_id, n)
 ), changed AS (
-  UPDATE people p SET
-    first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
-    first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
-    last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
-    last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END,
+  UPDATE people p SET${NAMES_SET},
     chat_id = CASE WHEN v.has_chat THEN v.chat_id ELSE p.chat_id END,
     version = p.version + 1,
     updated_at = now()
@@ -84,12 +104,7 @@ async function writeUpdates(
     [
       column((u) => u.id),
       column((u) => u.version),
-      column((u) => u.changes.firstName !== undefined),
-      column((u) => u.changes.firstName ?? null),
-      column((u) => (u.changes.firstName === undefined ? null : foldCase(u.changes.firstName))),
-      column((u) => u.changes.lastName !== undefined),
-      column((u) => u.changes.lastName ?? null),
-      column((u) => (u.changes.lastName === undefined ? null : foldCase(u.changes.lastName))),
+      ...nameColumns(updates.map((u) => u.changes)),
       column((u) => u.changes.chatId !== undefined),
       column((u) => u.changes.chatId ?? null),
       entries.map((e) => e.n),
