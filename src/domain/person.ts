@@ -49,6 +49,20 @@ export function visiblePersonSql(p: string): string {
 /** What an erased person's names become (SPEC §8). */
 export const ERASED_NAME = 'erased';
 
+/**
+ * The name the API gives each of a person's own fields that change: in its JSON, its messages, the
+ * audit log and the change feed's `fields`.
+ */
+export const FIELD_NAMES = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  chatId: 'chat_id',
+  plannerId: 'planner_id',
+  memberNumber: 'member_number',
+} as const;
+
+export type FieldName = (typeof FIELD_NAMES)[keyof typeof FIELD_NAMES];
+
 /** The fields of a person that may be changed through the API. */
 export interface PersonChanges {
   firstName?: string;
