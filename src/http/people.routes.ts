@@ -11,7 +11,6 @@ import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
 import { APP } from '../container';
 import type { Person } from '../domain/person';
-import { isLookup } from '../domain/person-filter';
 import { bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
@@ -86,7 +85,7 @@ export function peopleRouter(container: Container): express.Router {
     }
     // A stream, of which a key and the instance run only a few; a lookup's never counts (one
     // goes on as a stream only when it matched more people than a lookup reads at once).
-    const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
+    const leave = output.lookup ? undefined : streams.enter(principalOf(res).keyId);
     // A stream has limits of its own (per key and per instance) and may last minutes: the key's
     // other requests need not wait for it.
     giveBackTurn(res);

@@ -22,8 +22,11 @@ export type SearchPeopleOutput = { today: string } & (
   | { kind: 'page'; people: RenderedPerson[]; nextAfter: number | null }
   /** Every match, read in one statement: an unpaged lookup's person or handful. */
   | { kind: 'whole'; people: RenderedPerson[] }
-  /** Every match, read batch by batch as they are sent. */
-  | { kind: 'stream'; people: AsyncIterable<RenderedPerson> }
+  /**
+   * Every match, read batch by batch as they are sent. `lookup`: a lookup that found more people
+   * than it reads at once, not one of the long downloads.
+   */
+  | { kind: 'stream'; people: AsyncIterable<RenderedPerson>; lookup: boolean }
 );
 
 /**
@@ -43,12 +46,13 @@ export class SearchPeople {
   async execute({ filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
-    const query = { filter, today, after };
+    const lookup = isLookup(filter);
+    const query = { filter, today, after, lookup };
     if (limit === undefined) {
       // The chat bot asks lookups unpaged, many a second: answered like a page, one statement,
       // not through a stream's batches.
-      if (isLookup(filter)) return this.lookup(query);
-      return { today, kind: 'stream', people: this.people.streamRendered(query) };
+      if (lookup) return this.lookup(query);
+      return { today, kind: 'stream', people: this.people.streamRendered(query), lookup };
     }
 
     // One more than asked tells whether another page exists without a count query.
@@ -63,7 +67,7 @@ export class SearchPeople {
     const found = await this.people.searchRendered(query, WHOLE_LOOKUP_SIZE);
     if (found.length < WHOLE_LOOKUP_SIZE) return { today, kind: 'whole', people: found };
     const rest = this.people.streamRendered({ ...query, after: found[found.length - 1].id });
-    return { today, kind: 'stream', people: concat(found, rest) };
+    return { today, kind: 'stream', people: concat(found, rest), lookup: true };
   }
 }
 

@@ -20,7 +20,6 @@ import {
   type Role,
   visiblePersonSql,
 } from '../../domain/person';
-import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
@@ -144,7 +143,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
   }
 
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
-    const lookup = isLookup(query.filter);
+    const lookup = query.lookup === true;
     const part = this.sharing?.pagePart;
     if (lookup || part === undefined || limit <= part) {
       return withDatabaseErrors(() =>
@@ -168,7 +167,7 @@ export class TypeOrmPersonRepository implements PersonRepository {
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
     yield* this.batches(
       (after) => this.condition(query, after),
-      (condition, size) => this.selectRendered(condition, query.today, size, isLookup(query.filter)),
+      (condition, size) => this.selectRendered(condition, query.today, size, query.lookup === true),
       query.after,
     );
   }
