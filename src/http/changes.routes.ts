@@ -7,18 +7,13 @@ import { bearerAuth } from './authentication';
 import { CHANGE_PAGE_OPENING, changePageClosing } from './change.mapper';
 import { streamJsonArray } from './json-array-stream';
 import { messagesFor } from './error-messages';
+import { limitParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 import { singleValues } from './search-request';
 import type { StreamLimits } from './stream-limits';
 import { quoteName } from './validation';
 
 const PARAMETERS = ['after', 'limit'];
-
-/** `limit` as given: a number only when it is written as one; the use case checks its range. */
-function limitOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  return /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-}
 
 const joinTexts = (texts: string[]) => texts.join(',');
 
@@ -40,7 +35,7 @@ export function changesRouter(container: Container): express.Router {
         ),
       );
     }
-    const output = await listChanges.execute({ after: query.after, limit: limitOf(query.limit) });
+    const output = await listChanges.execute({ after: query.after, limit: limitParam(query.limit) });
     // Rendered by the store and sent on as it reads them, while it renders the rest; a short page
     // goes out in one write with its length.
     await streamJsonArray(res, output.changes, joinTexts, streams.stallTimeoutMs, {

@@ -60,10 +60,16 @@ export function peopleRouter(container: Container): express.Router {
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    // Before the people are read: a change committed meanwhile is then in the feed after this
-    // cursor (and maybe in the list too), never in neither.
-    res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
-    const output = await searchPeople.execute({ filter, limit, after });
+    const output = await searchPeople.execute({
+      filter,
+      limit,
+      after,
+      // Before the people are read: a change committed meanwhile is then in the feed after this
+      // cursor (and maybe in the list too), never in neither.
+      beforeRead: async () => {
+        res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
+      },
+    });
     if (output.kind !== 'stream') {
       if (output.kind === 'page' && output.nextAfter !== null && limit !== undefined) {
         res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { isLookup, type PersonFilter } from '../../domain/person-filter';
+import { checkPageLimit, MAX_PAGE_LIMIT } from '../page-limit';
 import type { Clock } from '../ports/clock';
 import type { PersonQuery, PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
@@ -7,14 +8,19 @@ import type { RenderedPerson } from './person-view';
 
 /**
  * Who may read people is decided before this runs (the key's `read` permission, at the edge), and
- * so are the bounds of `limit` and `after`.
+ * so is whether `after` is an id.
  */
 export interface SearchPeopleInput {
   filter: PersonFilter;
-  /** Page size; without it every match is answered (a lookup's at once, others streamed). */
+  /** Page size, 1 to MAX_PAGE_LIMIT; without it every match is answered (a lookup's at once, others streamed). */
   limit?: number;
   /** Only people with an id greater than this (keyset paging). */
   after?: number;
+  /**
+   * Runs once the input is found good and before any person is read: GET /people takes its
+   * Changes-Cursor there (SPEC §7), so that a refused request reads nothing.
+   */
+  beforeRead?: () => Promise<void>;
 }
 
 /** People as the API shows them, already rendered as JSON text (the read model). */
@@ -30,11 +36,12 @@ export type SearchPeopleOutput = { today: string } & (
 );
 
 /**
- * What an unpaged lookup reads in its one statement. A lookup finds a person (chat_id is unique)
- * or a handful (people who share an address): one that finds this many or more goes on as a
- * stream after them, so that any number of matches is still answered in full.
+ * What an unpaged lookup reads in its one statement, answered like a page: the largest one. A
+ * lookup finds a person (chat_id is unique) or a handful (people who share an address): one that
+ * finds this many or more goes on as a stream after them, so that any number of matches is still
+ * answered in full.
  */
-export const WHOLE_LOOKUP_SIZE = 1000;
+export const WHOLE_LOOKUP_SIZE = MAX_PAGE_LIMIT;
 
 @injectable()
 export class SearchPeople {
@@ -43,7 +50,9 @@ export class SearchPeople {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {
+  async execute({ filter, limit, after, beforeRead }: SearchPeopleInput): Promise<SearchPeopleOutput> {
+    if (limit !== undefined) checkPageLimit(limit);
+    await beforeRead?.();
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
     const lookup = isLookup(filter);

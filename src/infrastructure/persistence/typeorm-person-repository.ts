@@ -1,4 +1,5 @@
 import type { EntityManager, Repository } from 'typeorm';
+import { MAX_PAGE_LIMIT } from '../../application/page-limit';
 import type { RenderedPerson } from '../../application/people/person-view';
 import type {
   NewContact,
@@ -40,9 +41,10 @@ import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /**
  * Streams read this many people per statement, each batch a fresh keyset query: no cursor holds
- * a connection between batches (PGlite has only one, which other requests need meanwhile).
+ * a connection between batches (PGlite has only one, which other requests need meanwhile). A
+ * first batch is read at once, like a page: the largest one.
  */
-const STREAM_BATCH_SIZE = 1000;
+const STREAM_BATCH_SIZE = MAX_PAGE_LIMIT;
 
 /** People per INSERT: arrays travel as one parameter each, so this bounds memory, not parameters. */
 const INSERT_CHUNK_SIZE = 5000;

@@ -1,4 +1,6 @@
+import { MAX_PAGE_LIMIT } from '../../../../src/application/page-limit';
 import { SearchPeople, WHOLE_LOOKUP_SIZE } from '../../../../src/application/people/search-people';
+import { InvalidInput } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
 import { addPerson, collect } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
@@ -112,8 +114,38 @@ describe('SearchPeople', () => {
     await expect(search.execute({ filter: {}, limit: 1 })).resolves.toMatchObject({
       kind: 'page',
     });
-    await expect(search.execute({ filter: {}, limit: 1000 })).resolves.toMatchObject({
+    await expect(search.execute({ filter: {}, limit: MAX_PAGE_LIMIT })).resolves.toMatchObject({
       kind: 'page',
     });
+  });
+
+  it.each([0, MAX_PAGE_LIMIT + 1, 1.5, Number.NaN])(
+    'refuses a limit of %p before anything is read',
+    async (limit) => {
+      const { search } = setup();
+      const beforeRead = jest.fn(async () => {});
+      const refused = search.execute({ filter: {}, limit, beforeRead });
+      await expect(refused).rejects.toThrow(InvalidInput);
+      await expect(refused).rejects.toThrow(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}`);
+      expect(beforeRead).not.toHaveBeenCalled();
+    },
+  );
+
+  it('runs beforeRead once, before the people are read', async () => {
+    const { directory, search } = setup();
+    const steps: string[] = [];
+    const read = directory.people.searchRendered.bind(directory.people);
+    directory.people.searchRendered = async (query, limit) => {
+      steps.push('read');
+      return read(query, limit);
+    };
+    await search.execute({
+      filter: {},
+      limit: 10,
+      beforeRead: async () => {
+        steps.push('before');
+      },
+    });
+    expect(steps).toEqual(['before', 'read']);
   });
 });
