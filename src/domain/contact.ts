@@ -2,6 +2,15 @@ export const CONTACT_KINDS = ['email', 'phone', 'address'] as const;
 
 export type ContactKind = (typeof CONTACT_KINDS)[number];
 
+/** An email, phone number or address holds at most this many characters. */
+export const CONTACT_VALUE_MAX_LENGTH = 1000;
+
+/**
+ * What an email must look like: one @ with something on either side and no spaces. Deliberately
+ * loose: real validation of an address is sending it mail, which is not the directory's job.
+ */
+export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+
 export interface Contact {
   id: number;
   kind: ContactKind;
