@@ -32,7 +32,7 @@ export function compareContacts(a: Pick<Contact, 'id' | 'kind'>, b: Pick<Contact
 
 /**
  * compareContacts as an SQL ORDER BY list over `c`, the alias of a `contacts` row, for the
- * statements that read a person's contacts; test/integration/persistence/person-rules.test.ts
+ * statements that read a person's contacts; test/integration/persistence/rules-in-sql.test.ts
  * holds the two orders equal.
  */
 export function contactOrderSql(c: string): string {

@@ -14,7 +14,7 @@ type Dates = Pick<Membership, 'startDate' | 'endDate'>;
 
 // Each rule below is spelled twice: in TypeScript (the in-memory adapter, the API's `current`)
 // and as a SQL fragment (the database's WHERE clauses). They sit side by side so that a change to
-// one is seen beside the other; test/integration/persistence/membership-rules.test.ts runs both on
+// one is seen beside the other; test/integration/persistence/rules-in-sql.test.ts runs both on
 // the same cases and demands the same answers. A fragment takes `m`, the alias of a `memberships`
 // row, and `day`/`date`, SQL expressions of type date (a parameter cast `$1::date`).
 

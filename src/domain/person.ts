@@ -37,7 +37,7 @@ export function isVisible(person: Pick<Person, 'role'> & { erased?: boolean }): 
 
 /**
  * isVisible as SQL, over `p`, the alias of a `people` row; every statement that shows or changes
- * people through the API is built from it, and test/integration/persistence/person-rules.test.ts
+ * people through the API is built from it, and test/integration/persistence/rules-in-sql.test.ts
  * holds it to isVisible. Not an admin is spelled `role = 'member'` (the only other role the table
  * allows): the unique index on members' chat_ids is partial on it, and serves a lookup by chat_id.
  * A conjunction: in parentheses beside an OR.

@@ -6,7 +6,7 @@ import type { DeliveryOutcome } from '../ports/webhook-store';
 // What a set of attempts says is read in TypeScript (a window's results) and in SQL (a batch of
 // retries' outcomes, where only the database knows which were still their claim's); what the mark
 // then becomes is decided in SQL alone, against the stored mark. Side by side here;
-// test/integration/webhooks/failing-mark.test.ts holds the two readings equal.
+// test/integration/persistence/rules-in-sql.test.ts holds the two readings equal.
 
 /** A failure that moves the mark: given up, or to be retried for the receiver's fault. */
 export function countsAsFailure(outcome: DeliveryOutcome): boolean {
