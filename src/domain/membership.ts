@@ -14,7 +14,7 @@ type Dates = Pick<Membership, 'startDate' | 'endDate'>;
 
 // Each rule below is spelled twice: in TypeScript (the in-memory adapter, the API's `current`)
 // and as a SQL fragment (the database's WHERE clauses). They sit side by side so that a change to
-// one is seen beside the other; test/integration/persistence/membership-rules.test.ts runs both on
+// one is seen beside the other; test/integration/persistence/rules-in-sql.test.ts runs both on
 // the same cases and demands the same answers. A fragment takes `m`, the alias of a `memberships`
 // row, and `day`/`date`, SQL expressions of type date (a parameter cast `$1::date`).
 
@@ -23,11 +23,20 @@ type Dates = Pick<Membership, 'startDate' | 'endDate'>;
  * ISO calendar dates compare correctly as strings.
  */
 export function isCurrent(membership: Dates, today: string): boolean {
-  return membership.startDate <= today && (membership.endDate === null || today <= membership.endDate);
+  return membership.startDate <= today && lastsUntil(membership, today);
 }
 
 export function currentMembershipSql(m: string, day: string): string {
-  return `${m}.start_date <= ${day} AND (${m}.end_date IS NULL OR ${m}.end_date >= ${day})`;
+  return `${m}.start_date <= ${day} AND ${lastsUntilSql(m, day)}`;
+}
+
+/** Not ended before `date`: open-ended, or ending on that day or later. */
+export function lastsUntil(membership: Pick<Dates, 'endDate'>, date: string): boolean {
+  return membership.endDate === null || date <= membership.endDate;
+}
+
+export function lastsUntilSql(m: string, date: string): string {
+  return `(${m}.end_date IS NULL OR ${m}.end_date >= ${date})`;
 }
 
 /**

@@ -35,8 +35,33 @@ export function isVisible(person: Pick<Person, 'role'> & { erased?: boolean }): 
   return person.role !== 'admin' && person.erased !== true;
 }
 
+/**
+ * isVisible as SQL, over `p`, the alias of a `people` row; every statement that shows or changes
+ * people through the API is built from it, and test/integration/persistence/rules-in-sql.test.ts
+ * holds it to isVisible. Not an admin is spelled `role = 'member'` (the only other role the table
+ * allows): the unique index on members' chat_ids is partial on it, and serves a lookup by chat_id.
+ * A conjunction: in parentheses beside an OR.
+ */
+export function visiblePersonSql(p: string): string {
+  return `${p}.role = 'member' AND ${p}.erased_at IS NULL`;
+}
+
 /** What an erased person's names become (SPEC §8). */
 export const ERASED_NAME = 'erased';
+
+/**
+ * The name the API gives each of a person's own fields that change: in its JSON, its messages, the
+ * audit log and the change feed's `fields`.
+ */
+export const FIELD_NAMES = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  chatId: 'chat_id',
+  plannerId: 'planner_id',
+  memberNumber: 'member_number',
+} as const;
+
+export type FieldName = (typeof FIELD_NAMES)[keyof typeof FIELD_NAMES];
 
 /** The fields of a person that may be changed through the API. */
 export interface PersonChanges {

@@ -38,6 +38,9 @@ export function characterCount(text: string): number {
   return count;
 }
 
+/** A short text beside a record (a contact's label, a membership's kind) holds at most this many characters. */
+export const SHORT_TEXT_MAX_LENGTH = 100;
+
 export interface TextRule {
   /** The most characters the stored text may have. */
   maxLength: number;

@@ -8,18 +8,13 @@ import { CHANGE_PAGE_OPENING, changePageClosing } from './change.mapper';
 import { streamJsonArray } from './json-array-stream';
 import { isHeavyPage, takeHeavyTurn } from './key-turns';
 import { messagesFor } from './error-messages';
+import { limitParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 import { singleValues } from './search-request';
 import type { StreamLimits } from './stream-limits';
 import { quoteName } from './validation';
 
 const PARAMETERS = ['after', 'limit'];
-
-/** `limit` as given: a number only when it is written as one; the use case checks its range. */
-function limitOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  return /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-}
 
 const joinTexts = (texts: string[]) => texts.join(',');
 
@@ -41,7 +36,7 @@ export function changesRouter(container: Container): express.Router {
         ),
       );
     }
-    const limit = limitOf(query.limit);
+    const limit = limitParam(query.limit);
     if (isHeavyPage(limit ?? DEFAULT_CHANGES_LIMIT) && !(await takeHeavyTurn(res))) return;
     const output = await listChanges.execute({ after: query.after, limit });
     // Rendered by the store and sent on as it reads them, while it renders the rest; a short page

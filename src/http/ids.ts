@@ -4,8 +4,14 @@ import { InvalidInput } from '../domain/errors';
 /** Ids are PostgreSQL integers. */
 export const MAX_ID = 2_147_483_647;
 
-/** The largest page `limit` a search accepts. */
-export const MAX_LIMIT = 1000;
+/**
+ * A page `limit` as the query string gives it: a number only when it is written as one (NaN
+ * otherwise); the use case checks its range (checkPageLimit).
+ */
+export function limitParam(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  return /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+}
 
 /** The `:id` of a path: "01", "1.5" or "1e3" name nothing and are refused as malformed (400). */
 export function idParam(req: Request): number {

@@ -12,7 +12,6 @@ import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
 import { APP } from '../container';
 import type { Person } from '../domain/person';
-import { isLookup } from '../domain/person-filter';
 import { bearerAuth, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
@@ -61,11 +60,18 @@ export function peopleRouter(container: Container): express.Router {
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    if (!isLookup(filter) && isHeavyPage(limit) && !(await takeHeavyTurn(res))) return;
-    // Before the people are read: a change committed meanwhile is then in the feed after this
-    // cursor (and maybe in the list too), never in neither.
-    res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
-    const output = await searchPeople.execute({ filter, limit, after });
+    const output = await searchPeople.execute({
+      filter,
+      limit,
+      after,
+      // Before the people are read: a change committed meanwhile is then in the feed after this
+      // cursor (and maybe in the list too), never in neither.
+      beforeRead: async ({ lookup }) => {
+        // A client that left while it waited is answered nothing: what follows is read in vain.
+        if (!lookup && isHeavyPage(limit)) await takeHeavyTurn(res);
+        res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
+      },
+    });
     if (output.kind !== 'stream') {
       if (output.kind === 'page' && output.nextAfter !== null && limit !== undefined) {
         res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
@@ -87,7 +93,7 @@ export function peopleRouter(container: Container): express.Router {
     }
     // A stream, of which a key and the instance run only a few; a lookup's never counts (one
     // goes on as a stream only when it matched more people than a lookup reads at once).
-    const leave = isLookup(filter) ? undefined : streams.enter(principalOf(res).keyId);
+    const leave = output.lookup ? undefined : streams.enter(principalOf(res).keyId);
     // A stream has limits of its own (per key and per instance) and may last minutes: the key's
     // other requests need not wait for it.
     giveBackTurn(res);

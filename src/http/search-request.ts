@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody } from './body-parsing';
-import { MAX_ID, MAX_LIMIT } from './ids';
+import { limitParam, MAX_ID } from './ids';
 import { PersonFilterDto } from './person-filter.dto';
 import { NOT_UTF8, undecodableParameter } from './undecodable-text';
 import { codeSpelling, keysOf, quoteName, toValidDto } from './validation';
@@ -86,7 +86,7 @@ function filterFromQuery(filterParams: [string, string][]): Promise<PersonFilter
  */
 export async function readSearchRequest(req: Request): Promise<SearchRequest> {
   const query = singleValues(req);
-  const limit = wholeNumber('limit', query.limit, 1, MAX_LIMIT);
+  const limit = limitParam(query.limit);
   const after = wholeNumber('after', query.after, 0, MAX_ID);
   const filterParams = Object.entries(query).filter(([key]) => !PAGE_KEYS.includes(key));
 

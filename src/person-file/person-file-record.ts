@@ -1,9 +1,9 @@
 import type { IncomingPerson } from '../application/people/import-people';
 import type { NewContact, NewMembership } from '../application/ports/person-repository';
 import { isCalendarDate } from '../domain/calendar-date';
-import { type ContactKind, isContactKind } from '../domain/contact';
+import { CONTACT_VALUE_MAX_LENGTH, type ContactKind, EMAIL_SHAPE, isContactKind } from '../domain/contact';
 import { checkChatId, checkMemberNumber, checkName, type Person, ROLES, type Role } from '../domain/person';
-import { checkText } from '../domain/text';
+import { checkText, SHORT_TEXT_MAX_LENGTH } from '../domain/text';
 
 /**
  * One person in the import and export file (SPEC §5, §6), as the file spells it: clubs by name,
@@ -24,9 +24,6 @@ export interface PersonFileRecord {
 
 type CheckedRecord = IncomingPerson;
 
-export const CONTACT_VALUE_MAX_LENGTH = 1000;
-export const SHORT_TEXT_MAX_LENGTH = 100;
-
 const RECORD_FIELDS = [
   'id',
   'member_number',
@@ -40,9 +37,6 @@ const RECORD_FIELDS = [
 ];
 const CONTACT_FIELDS = ['kind', 'value', 'label'];
 const MEMBERSHIP_FIELDS = ['club', 'kind', 'start_date', 'end_date'];
-// Deliberately loose: one @ with something on either side and no spaces. Real validation of an
-// address is sending it mail, which is not the directory's job.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 
 type Fields = Record<string, unknown>;
 

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'inversify';
 import { Gone, InvalidInput } from '../../domain/errors';
+import { checkPageLimit } from '../page-limit';
 import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
 import { TYPES } from '../ports/tokens';
 import { decodeCursor, encodeCursor } from './change-cursor';
 
 export const DEFAULT_CHANGES_LIMIT = 100;
-export const MAX_CHANGES_LIMIT = 1000;
 
 export interface ListChangesInput {
   /** The cursor a previous answer (or GET /people's Changes-Cursor) gave; absent: from the oldest kept. */
@@ -40,9 +40,7 @@ export class ListChanges {
   ) {}
 
   async execute({ after, limit = DEFAULT_CHANGES_LIMIT }: ListChangesInput): Promise<ListChangesOutput> {
-    if (!(Number.isInteger(limit) && limit >= 1 && limit <= MAX_CHANGES_LIMIT)) {
-      throw new InvalidInput(`limit must be a whole number from 1 to ${MAX_CHANGES_LIMIT}`);
-    }
+    checkPageLimit(limit);
     const cursor = after === undefined ? null : decodeCursor(after);
     // One more than asked tells whether more are waiting. Rendered by the store: the page is
     // passed on as text, not built, mapped and serialised again (the read model).

@@ -1,6 +1,6 @@
 import { compareContacts, type Contact, type ContactKind } from '../../domain/contact';
 import type { Membership } from '../../domain/membership';
-import type { Person, Role } from '../../domain/person';
+import { FIELD_NAMES, type FieldName, type Person, type Role } from '../../domain/person';
 import type { ChangedField } from '../ports/change-log';
 import type { NewContact, NewMembership, PersonReplacement } from '../ports/person-repository';
 
@@ -40,13 +40,7 @@ export interface PersonDiff {
   replacement: PersonReplacement | null;
 }
 
-const SCALARS = [
-  { key: 'firstName', field: 'first_name' },
-  { key: 'lastName', field: 'last_name' },
-  { key: 'chatId', field: 'chat_id' },
-  { key: 'plannerId', field: 'planner_id' },
-  { key: 'memberNumber', field: 'member_number' },
-] as const;
+const SCALARS = Object.entries(FIELD_NAMES) as [keyof typeof FIELD_NAMES, FieldName][];
 
 const contactKey = (c: NewContact) => JSON.stringify([c.kind, c.value, c.label]);
 const membershipKey = (m: NewMembership) => JSON.stringify([m.club, m.kind, m.startDate, m.endDate]);
@@ -134,7 +128,7 @@ function firstContactChanges(
 export function diffPerson(current: Person, wanted: WantedPerson): PersonDiff {
   const changes: FieldChange[] = [];
   const fields: PersonReplacement['fields'] = {};
-  for (const { key, field } of SCALARS) {
+  for (const [key, field] of SCALARS) {
     const value = wanted[key];
     if (value === undefined || value === current[key]) continue;
     Object.assign(fields, { [key]: value });

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { isLookup, type PersonFilter } from '../../domain/person-filter';
+import { checkPageLimit, MAX_PAGE_LIMIT } from '../page-limit';
 import type { Clock } from '../ports/clock';
 import type { PersonQuery, PersonRepository } from '../ports/person-repository';
 import { TYPES } from '../ports/tokens';
@@ -7,14 +8,20 @@ import type { RenderedPerson } from '../ports/person-repository';
 
 /**
  * Who may read people is decided before this runs (the key's `read` permission, at the edge), and
- * so are the bounds of `limit` and `after`.
+ * so is whether `after` is an id.
  */
 export interface SearchPeopleInput {
   filter: PersonFilter;
-  /** Page size; without it every match is answered (a lookup's at once, others streamed). */
+  /** Page size, 1 to MAX_PAGE_LIMIT; without it every match is answered (a lookup's at once, others streamed). */
   limit?: number;
   /** Only people with an id greater than this (keyset paging). */
   after?: number;
+  /**
+   * Runs once the input is found good and before any person is read, told whether the search is
+   * a lookup: GET /people waits there for its key's turn to read a large page (SPEC §4) and takes
+   * its Changes-Cursor (SPEC §7), so that a refused request reads nothing.
+   */
+  beforeRead?: (read: { lookup: boolean }) => Promise<void>;
 }
 
 /** People as the API shows them, already rendered as JSON text (the read model). */
@@ -22,16 +29,20 @@ export type SearchPeopleOutput = { today: string } & (
   | { kind: 'page'; people: RenderedPerson[]; nextAfter: number | null }
   /** Every match, read in one statement: an unpaged lookup's person or handful. */
   | { kind: 'whole'; people: RenderedPerson[] }
-  /** Every match, read batch by batch as they are sent. */
-  | { kind: 'stream'; people: AsyncIterable<RenderedPerson> }
+  /**
+   * Every match, read batch by batch as they are sent. `lookup`: a lookup that found more people
+   * than it reads at once, not one of the long downloads.
+   */
+  | { kind: 'stream'; people: AsyncIterable<RenderedPerson>; lookup: boolean }
 );
 
 /**
- * What an unpaged lookup reads in its one statement. A lookup finds a person (chat_id is unique)
- * or a handful (people who share an address): one that finds this many or more goes on as a
- * stream after them, so that any number of matches is still answered in full.
+ * What an unpaged lookup reads in its one statement, answered like a page: the largest one. A
+ * lookup finds a person (chat_id is unique) or a handful (people who share an address): one that
+ * finds this many or more goes on as a stream after them, so that any number of matches is still
+ * answered in full.
  */
-export const WHOLE_LOOKUP_SIZE = 1000;
+export const WHOLE_LOOKUP_SIZE = MAX_PAGE_LIMIT;
 
 @injectable()
 export class SearchPeople {
@@ -40,15 +51,18 @@ export class SearchPeople {
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {
+  async execute({ filter, limit, after, beforeRead }: SearchPeopleInput): Promise<SearchPeopleOutput> {
+    if (limit !== undefined) checkPageLimit(limit);
+    const lookup = isLookup(filter);
+    await beforeRead?.({ lookup });
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
-    const query = { filter, today, after };
+    const query = { filter, today, after, lookup };
     if (limit === undefined) {
       // The chat bot asks lookups unpaged, many a second: answered like a page, one statement,
       // not through a stream's batches.
-      if (isLookup(filter)) return this.lookup(query);
-      return { today, kind: 'stream', people: this.people.streamRendered(query) };
+      if (lookup) return this.lookup(query);
+      return { today, kind: 'stream', people: this.people.streamRendered(query), lookup };
     }
 
     // One more than asked tells whether another page exists without a count query.
@@ -63,7 +77,7 @@ export class SearchPeople {
     const found = await this.people.searchRendered(query, WHOLE_LOOKUP_SIZE);
     if (found.length < WHOLE_LOOKUP_SIZE) return { today, kind: 'whole', people: found };
     const rest = this.people.streamRendered({ ...query, after: found[found.length - 1].id });
-    return { today, kind: 'stream', people: concat(found, rest) };
+    return { today, kind: 'stream', people: concat(found, rest), lookup: true };
   }
 }
 

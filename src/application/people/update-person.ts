@@ -1,7 +1,14 @@
 import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../domain/errors';
-import { chatIdRule, isVisible, nameRule, type Person, type PersonChanges } from '../../domain/person';
+import {
+  chatIdRule,
+  FIELD_NAMES,
+  isVisible,
+  nameRule,
+  type Person,
+  type PersonChanges,
+} from '../../domain/person';
 import type { ChangedField } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
@@ -27,12 +34,10 @@ export interface UpdatePersonOutput {
   person: Person;
 }
 
-/** The API's names of the fields, used in messages and in the audit log. */
-const FIELDS = [
-  { key: 'firstName', name: 'first_name' },
-  { key: 'lastName', name: 'last_name' },
-  { key: 'chatId', name: 'chat_id' },
-] as const;
+/** The fields a PATCH changes, with the API's names for messages and the audit log. */
+const FIELDS = (['firstName', 'lastName', 'chatId'] as const satisfies (keyof PersonChanges)[]).map(
+  (key) => ({ key, name: FIELD_NAMES[key] }),
+);
 
 @injectable()
 export class UpdatePerson {

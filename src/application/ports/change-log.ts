@@ -1,3 +1,4 @@
+import type { FieldName } from '../../domain/person';
 /** Every type of change the feed and webhooks carry (SPEC §7, §9), in the order documents list them. */
 export const CHANGE_TYPES = [
   'person.created',
@@ -10,14 +11,7 @@ export const CHANGE_TYPES = [
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 /** Field names as the API spells them. */
-export type ChangedField =
-  | 'first_name'
-  | 'last_name'
-  | 'chat_id'
-  | 'planner_id'
-  | 'member_number'
-  | 'contacts'
-  | 'memberships';
+export type ChangedField = FieldName | 'contacts' | 'memberships';
 export interface NewChange {
   type: ChangeType;
   personId: number;

@@ -17,6 +17,11 @@ export interface PersonQuery {
   today: string;
   /** Only people with an id greater than this (keyset paging). */
   after?: number;
+  /**
+   * The filter is a lookup (isLookup, decided by the search): it finds a person or a handful, so
+   * it is read in one statement, planned once however often it is asked.
+   */
+  lookup?: boolean;
 }
 
 export interface NewContact {

@@ -1,4 +1,5 @@
-import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../application/changes/list-changes';
+import { DEFAULT_CHANGES_LIMIT } from '../../application/changes/list-changes';
+import { MAX_PAGE_LIMIT } from '../../application/page-limit';
 import { ADA } from './examples';
 import { int32 } from './integers';
 import { operation } from './operation';
@@ -56,7 +57,7 @@ const listChanges = operation({
       name: 'limit',
       in: 'query',
       description: `At most this many changes (default ${DEFAULT_CHANGES_LIMIT}).`,
-      schema: int32({ minimum: 1, maximum: MAX_CHANGES_LIMIT, default: DEFAULT_CHANGES_LIMIT }),
+      schema: int32({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_CHANGES_LIMIT }),
     },
   ],
   responses: {

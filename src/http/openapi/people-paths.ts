@@ -1,4 +1,5 @@
-import { MAX_ID, MAX_LIMIT } from '../ids';
+import { MAX_PAGE_LIMIT } from '../../application/page-limit';
+import { MAX_ID } from '../ids';
 import { ADA, FILTER, PEOPLE } from './examples';
 import { headerRef } from './headers';
 import { idSchema, int32 } from './integers';
@@ -23,7 +24,7 @@ const pageParameters: Parameter[] = [
     name: 'limit',
     in: 'query',
     description: 'Page size. Without it every match is returned, streamed.',
-    schema: int32({ minimum: 1, maximum: MAX_LIMIT }),
+    schema: int32({ minimum: 1, maximum: MAX_PAGE_LIMIT }),
   },
   {
     name: 'after',

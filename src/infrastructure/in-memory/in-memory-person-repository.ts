@@ -11,7 +11,7 @@ import type {
 import { personView } from '../../application/people/person-view';
 import { compareContacts } from '../../domain/contact';
 import { Conflict, NotFound } from '../../domain/errors';
-import { isCurrent, isEndingBefore } from '../../domain/membership';
+import { isCurrent, isEndingBefore, lastsUntil } from '../../domain/membership';
 import {
   ERASED_NAME,
   isVisible,
@@ -188,7 +188,7 @@ export class InMemoryPersonRepository implements PersonRepository {
           isVisible(p) &&
           p.account === null &&
           p.memberships.length > 0 &&
-          p.memberships.every((m) => m.endDate !== null && m.endDate < date),
+          !p.memberships.some((m) => lastsUntil(m, date)),
       )
       .map(identity);
   }

@@ -1,4 +1,5 @@
 import { currentMembershipSql, endingBeforeCandidatesSql, endingBeforeSql } from '../../domain/membership';
+import { visiblePersonSql } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 
@@ -30,7 +31,7 @@ export function personFilterSql(
     return `$${params.length}`;
   };
 
-  if (options.visibleOnly) conditions.push(`p.role = 'member' AND p.erased_at IS NULL`);
+  if (options.visibleOnly) conditions.push(visiblePersonSql('p'));
   const after = options.after === undefined ? undefined : param(options.after);
   if (after !== undefined) conditions.push(`p.id > ${after}`);
   if (filter.email !== undefined) {

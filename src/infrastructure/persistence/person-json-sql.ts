@@ -5,6 +5,8 @@ import {
   type PersonView,
   VIEW_FIELDS,
 } from '../../application/people/person-view';
+import { contactOrderSql } from '../../domain/contact';
+import { currentMembershipSql } from '../../domain/membership';
 
 /**
  * The read model, a deliberate fast path beside the one mapper: PostgreSQL writes each person as
@@ -84,9 +86,7 @@ export function personJsonSql(today: string, clubsRendered = false): string {
     kind: json('m.kind'),
     start_date: json('m.start_date'),
     end_date: json('m.end_date'),
-    current: boolean(
-      `m.start_date <= ${today}::date AND (m.end_date IS NULL OR m.end_date >= ${today}::date)`,
-    ),
+    current: boolean(currentMembershipSql('m', `${today}::date`)),
   };
   const person: Record<keyof PersonView, string> = {
     id: integer('p.id'),
@@ -99,7 +99,7 @@ export function personJsonSql(today: string, clubsRendered = false): string {
     contacts: array(
       object(VIEW_FIELDS.contact, contact),
       'FROM contacts c WHERE c.person_id = p.id',
-      "CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id",
+      contactOrderSql('c'),
     ),
     memberships: array(
       object(VIEW_FIELDS.membership, membership),

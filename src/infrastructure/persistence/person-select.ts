@@ -1,4 +1,4 @@
-import type { Contact, ContactKind } from '../../domain/contact';
+import { type Contact, type ContactKind, contactOrderSql } from '../../domain/contact';
 import type { Membership } from '../../domain/membership';
 import type { Person, PersonFields, Role } from '../../domain/person';
 
@@ -23,7 +23,7 @@ export const PERSON_FIELD_COLUMNS = `
 export const PERSON_COLUMNS = `${PERSON_FIELD_COLUMNS},
   COALESCE((
     SELECT json_agg(json_build_object('id', c.id, 'kind', c.kind, 'value', c.value, 'label', c.label)
-                    ORDER BY CASE c.kind WHEN 'email' THEN 0 WHEN 'phone' THEN 1 ELSE 2 END, c.id)
+                    ORDER BY ${contactOrderSql('c')})
     FROM contacts c WHERE c.person_id = p.id
   ), '[]') AS contacts,
   COALESCE((

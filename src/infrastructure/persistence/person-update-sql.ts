@@ -1,13 +1,37 @@
 import type { EntityManager } from 'typeorm';
 import type { PersonUpdate } from '../../application/ports/unit-of-work';
-import type { Person } from '../../domain/person';
+import { type Person, visiblePersonSql } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import { GroupCommit } from './group-commit';
 import { PERSON_COLUMNS, type PersonSelectRow, toPerson } from './person-select';
-import { CHANGE_LOG_LOCK_KEY } from './sql-change-log';
+import { CHANGE_LOG_LOCK_KEY, fieldsText, insertChangesSql } from './sql-change-log';
 
 /** Updates written by one statement at most: what a statement's arrays and answer are sized for. */
 const MAX_BATCH = 64;
+
+/**
+ * The SET of the names of `people p` from `v`, each with its folded copy, which name searches
+ * match (SPEC §1): set where `v` has it, kept where not. `v`'s columns are nameColumns' six, in
+ * its order: has_first, first_name, first_folded, has_last, last_name, last_folded.
+ */
+export const NAMES_SET = `
+    first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
+    first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
+    last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
+    last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END`;
+
+/** The parameters NAMES_SET reads, one array each, an element per change; absent names are kept. */
+export function nameColumns(changes: { firstName?: string; lastName?: string }[]): unknown[] {
+  const columns = (name: (change: (typeof changes)[number]) => string | undefined) => [
+    changes.map((change) => name(change) !== undefined),
+    changes.map((change) => name(change) ?? null),
+    changes.map((change) => {
+      const value = name(change);
+      return value === undefined ? null : foldCase(value);
+    }),
+  ];
+  return [...columns((change) => change.firstName), ...columns((change) => change.lastName)];
+}
 
 /**
  * People's updates, their audit entries and their changes in one statement, sent on its own (so
@@ -35,16 +59,12 @@ WITH v AS (
     AS v(id, version, has_first, first_name, first_folded, has_last, last_name, last_folded,
          has_chat, chat_id, n)
 ), changed AS (
-  UPDATE people p SET
-    first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
-    first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
-    last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
-    last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END,
+  UPDATE people p SET${NAMES_SET},
     chat_id = CASE WHEN v.has_chat THEN v.chat_id ELSE p.chat_id END,
     version = p.version + 1,
     updated_at = now()
   FROM v
-  WHERE p.id = v.id AND p.version = v.version AND p.role <> 'admin' AND p.erased_at IS NULL
+  WHERE p.id = v.id AND p.version = v.version AND ${visiblePersonSql('p')}
   RETURNING p.*, v.n
 ), audit AS (
   INSERT INTO audit_entries (actor_account_id, actor_key_id, action, subject_type, subject_id, field, old_value, new_value)
@@ -56,11 +76,12 @@ WITH v AS (
 ), serialised AS MATERIALIZED (
   SELECT c.n, c.id, ${lock} AS locked FROM changed c
 ), logged AS (
-  INSERT INTO changes (seq, type, person_id, fields, by_key_id)
-  SELECT nextval('changes_seq'), ch.type, s.id, string_to_array(ch.fields, ','), ch.by_key_id
-  FROM serialised s
-  JOIN unnest($20::int[], $21::text[], $22::text[], $23::int[]) AS ch(n, type, fields, by_key_id)
-    ON ch.n = s.n
+  ${insertChangesSql(`(
+    SELECT ch.type, s.id AS person_id, ch.fields, ch.by_key_id
+    FROM serialised s
+    JOIN unnest($20::int[], $21::text[], $22::text[], $23::int[]) AS ch(n, type, fields, by_key_id)
+      ON ch.n = s.n
+  ) c`)}
 )
 SELECT p.n, ${PERSON_COLUMNS} FROM changed p`;
 }
@@ -83,12 +104,7 @@ async function writeUpdates(
     [
       column((u) => u.id),
       column((u) => u.version),
-      column((u) => u.changes.firstName !== undefined),
-      column((u) => u.changes.firstName ?? null),
-      column((u) => (u.changes.firstName === undefined ? null : foldCase(u.changes.firstName))),
-      column((u) => u.changes.lastName !== undefined),
-      column((u) => u.changes.lastName ?? null),
-      column((u) => (u.changes.lastName === undefined ? null : foldCase(u.changes.lastName))),
+      ...nameColumns(updates.map((u) => u.changes)),
       column((u) => u.changes.chatId !== undefined),
       column((u) => u.changes.chatId ?? null),
       entries.map((e) => e.n),
@@ -102,8 +118,7 @@ async function writeUpdates(
       entry((e) => e.newValue),
       updates.map((_, i) => i + 1),
       column((u) => u.change.type),
-      // Field lists travel as comma-joined text: unnest would flatten an array of arrays.
-      column((u) => (u.change.fields === null ? null : u.change.fields.join(','))),
+      column((u) => fieldsText(u.change.fields)),
       column((u) => u.change.byKeyId),
       CHANGE_LOG_LOCK_KEY,
     ],

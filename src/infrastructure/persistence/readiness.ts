@@ -17,6 +17,9 @@ const NO_CHAT_ID = `readiness-probe-${'-'.repeat(64)}`;
 export function readinessProbe(repositories: Pick<SqlRepositories, 'keys' | 'people'>): ReadinessProbe {
   return async () => {
     await repositories.keys.findByTokenHash(NO_TOKEN_HASH);
-    await repositories.people.searchRendered({ filter: { chatId: NO_CHAT_ID }, today: '2000-01-01' }, 1);
+    await repositories.people.searchRendered(
+      { filter: { chatId: NO_CHAT_ID }, today: '2000-01-01', lookup: true },
+      1,
+    );
   };
 }

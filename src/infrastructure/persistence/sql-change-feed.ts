@@ -8,7 +8,7 @@ import type {
   RenderedPage,
 } from '../../application/ports/change-feed';
 import type { ChangedField, ChangeType } from '../../application/ports/change-log';
-import type { Person } from '../../domain/person';
+import { type Person, visiblePersonSql } from '../../domain/person';
 import { changeJsonSql } from './change-json-sql';
 import { translateDatabaseError, withDatabaseErrors } from './database-errors';
 import { personJsonSql, renderedClubsSql } from './person-json-sql';
@@ -65,7 +65,7 @@ const RENDERED_PAGE = `
     FROM feed LEFT JOIN LATERAL (
       SELECT c.seq,
              (SELECT CASE WHEN ${hiddenChangeSql('c', 'p')} THEN NULL ELSE ${changeJsonSql(
-               `CASE WHEN p.id IS NULL OR p.erased_at IS NOT NULL OR p.role = 'admin' THEN 'null' ELSE ${personJsonSql('$3', true)} END`,
+               `CASE WHEN ${visiblePersonSql('p')} THEN ${personJsonSql('$3', true)} ELSE 'null' END`,
              )} END
                 FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json
         FROM (SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c

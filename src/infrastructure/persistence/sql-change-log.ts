@@ -10,6 +10,22 @@ import { withDatabaseErrors } from './database-errors';
 export const CHANGE_LOG_LOCK_KEY = 72_707_370;
 
 /**
+ * Appends to the log the changes of `changes`, an SQL FROM item aliased `c` with the columns type,
+ * person_id, fields (as fieldsText writes them) and by_key_id, drawing their seq in `order` when
+ * given. Only under the lock above, taken in the same transaction.
+ */
+export function insertChangesSql(changes: string, order?: string): string {
+  return `INSERT INTO changes (seq, type, person_id, fields, by_key_id)
+  SELECT nextval('changes_seq'), c.type, c.person_id, string_to_array(c.fields, ','), c.by_key_id
+    FROM ${changes}${order === undefined ? '' : ` ORDER BY ${order}`}`;
+}
+
+/** A change's fields as a parameter: comma-joined text, as unnest would flatten an array of arrays. */
+export function fieldsText(fields: NewChange['fields']): string | null {
+  return fields === null ? null : fields.join(',');
+}
+
+/**
  * The change log of one transaction: `record` only remembers the changes; `flush`, called by the
  * unit of work once the work is done and just before COMMIT, writes them.
  *
@@ -77,23 +93,20 @@ export class SqlChangeLog implements ChangeLog {
   }
 }
 
+const INSERT_CHANGES = insertChangesSql(
+  'unnest($1::text[], $2::int[], $3::text[], $4::int[]) WITH ORDINALITY AS c(type, person_id, fields, by_key_id, n)',
+  'c.n',
+);
+
 async function write(manager: EntityManager, changes: NewChange[], serialise: boolean): Promise<void> {
   if (changes.length === 0) return;
   if (serialise) {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK_KEY]);
   }
-  // Field lists travel as comma-joined text: unnest would flatten an array of arrays.
-  await manager.query(
-    `INSERT INTO changes (seq, type, person_id, fields, by_key_id)
-         SELECT nextval('changes_seq'), c.type, c.person_id, string_to_array(c.fields, ','), c.by_key_id
-           FROM unnest($1::text[], $2::int[], $3::text[], $4::int[]) WITH ORDINALITY
-                AS c(type, person_id, fields, by_key_id, n)
-          ORDER BY c.n`,
-    [
-      changes.map((c) => c.type),
-      changes.map((c) => c.personId),
-      changes.map((c) => (c.fields === null ? null : c.fields.join(','))),
-      changes.map((c) => c.byKeyId),
-    ],
-  );
+  await manager.query(INSERT_CHANGES, [
+    changes.map((c) => c.type),
+    changes.map((c) => c.personId),
+    changes.map((c) => fieldsText(c.fields)),
+    changes.map((c) => c.byKeyId),
+  ]);
 }

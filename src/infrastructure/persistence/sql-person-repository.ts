@@ -1,4 +1,5 @@
 import type { EntityManager, Repository } from 'typeorm';
+import { MAX_PAGE_LIMIT } from '../../application/page-limit';
 import type {
   NewContact,
   NewMembership,
@@ -11,14 +12,15 @@ import type {
   RenderedPerson,
 } from '../../application/ports/person-repository';
 import { NotFound } from '../../domain/errors';
+import { lastsUntilSql } from '../../domain/membership';
 import {
   ERASED_NAME,
   type Person,
   type PersonChanges,
   type PersonFields,
   type Role,
+  visiblePersonSql,
 } from '../../domain/person';
-import { isLookup } from '../../domain/person-filter';
 import { foldCase } from '../../domain/text';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { withDatabaseErrors } from './database-errors';
@@ -26,6 +28,7 @@ import { countErasure } from './sql-erasure-purge';
 import { personFilterSql, type SqlCondition } from './person-filter-sql';
 import { personJsonSql } from './person-json-sql';
 import { PoolQueries } from './pool-queries';
+import { NAMES_SET, nameColumns } from './person-update-sql';
 import {
   PERSON_COLUMNS,
   PERSON_FIELD_COLUMNS,
@@ -38,9 +41,10 @@ import { type PersonRow, PersonSchema } from './schemas/person-schema';
 
 /**
  * Streams read this many people per statement, each batch a fresh keyset query: no cursor holds
- * a connection between batches (PGlite has only one, which other requests need meanwhile).
+ * a connection between batches (PGlite has only one, which other requests need meanwhile). A
+ * first batch is read at once, like a page: the largest one.
  */
-const STREAM_BATCH_SIZE = 1000;
+const STREAM_BATCH_SIZE = MAX_PAGE_LIMIT;
 
 /**
  * A bulk insert sets the search indexes aside when it adds at least this many people, and at
@@ -153,7 +157,7 @@ export class SqlPersonRepository implements PersonRepository {
   }
 
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
-    const lookup = isLookup(query.filter);
+    const lookup = query.lookup === true;
     const part = this.sharing?.pagePart;
     if (lookup || part === undefined || limit <= part) {
       return withDatabaseErrors(() =>
@@ -177,7 +181,7 @@ export class SqlPersonRepository implements PersonRepository {
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
     yield* this.batches(
       (after) => this.condition(query, after),
-      (condition, size) => this.selectRendered(condition, query.today, size, isLookup(query.filter)),
+      (condition, size) => this.selectRendered(condition, query.today, size, query.lookup === true),
       query.after,
     );
   }
@@ -220,19 +224,9 @@ export class SqlPersonRepository implements PersonRepository {
 
   update(id: number, changes: PersonChanges): Promise<void> {
     return withDatabaseErrors(async () => {
-      const { firstName, lastName } = changes;
-      const { affected } = await this.people.update(
-        { id },
-        {
-          ...changes,
-          // The folded copies that name searches match (SPEC §1), written with the names.
-          firstNameFolded: firstName === undefined ? undefined : foldCase(firstName),
-          lastNameFolded: lastName === undefined ? undefined : foldCase(lastName),
-          version: () => 'version + 1',
-          updatedAt: () => 'now()',
-        },
-      );
-      if (affected === 0) throw new NotFound(`person ${id} not found`);
+      if ((await this.replaceFields([{ id, fields: changes }])) === 0) {
+        throw new NotFound(`person ${id} not found`);
+      }
     });
   }
 
@@ -276,9 +270,7 @@ export class SqlPersonRepository implements PersonRepository {
   }
 
   membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
-    return this.identities("p.role = 'member' AND p.erased_at IS NULL AND NOT (p.id = ANY($1::int[]))", [
-      ids,
-    ]);
+    return this.identities(`${visiblePersonSql('p')} AND NOT (p.id = ANY($1::int[]))`, [ids]);
   }
 
   findLookalikes(keys: { emails: string[]; names: { first: string; last: string }[] }): Promise<Lookalike[]> {
@@ -299,7 +291,7 @@ export class SqlPersonRepository implements PersonRepository {
                        WHERE c.person_id = p.id AND c.kind = 'email' AND c.value_folded = ANY($1::text[])
                        ORDER BY c.id) AS emails
            FROM people p
-          WHERE p.role = 'member' AND p.erased_at IS NULL
+          WHERE ${visiblePersonSql('p')}
             AND (p.id IN (SELECT c.person_id FROM contacts c
                            WHERE c.kind = 'email' AND c.value_folded = ANY($1::text[]))
                  OR (p.first_name_folded, p.last_name_folded) IN
@@ -320,10 +312,9 @@ export class SqlPersonRepository implements PersonRepository {
 
   membersWhoLeftBefore(date: string): Promise<PersonIdentity[]> {
     return this.identities(
-      `p.role = 'member' AND p.erased_at IS NULL AND p.username IS NULL
+      `${visiblePersonSql('p')} AND p.username IS NULL
         AND EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id)
-        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id
-                         AND (m.end_date IS NULL OR m.end_date >= $1::date))`,
+        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id AND ${lastsUntilSql('m', '$1::date')})`,
       [date],
     );
   }
@@ -345,44 +336,7 @@ export class SqlPersonRepository implements PersonRepository {
   replaceMany(replacements: PersonReplacement[]): Promise<void> {
     return withDatabaseErrors(async () => {
       if (replacements.length === 0) return;
-      // Fields left alone come as null with a flag saying so: a set field may become null too.
-      const has = (key: keyof PersonReplacement['fields']) => replacements.map((r) => key in r.fields);
-      const value = (key: keyof PersonReplacement['fields']) =>
-        replacements.map((r) => r.fields[key] ?? null);
-      const firstNames = value('firstName');
-      const lastNames = value('lastName');
-      await this.manager.query(
-        `UPDATE people p SET
-            first_name = CASE WHEN v.has_first THEN v.first_name ELSE p.first_name END,
-            first_name_folded = CASE WHEN v.has_first THEN v.first_folded ELSE p.first_name_folded END,
-            last_name = CASE WHEN v.has_last THEN v.last_name ELSE p.last_name END,
-            last_name_folded = CASE WHEN v.has_last THEN v.last_folded ELSE p.last_name_folded END,
-            chat_id = CASE WHEN v.has_chat THEN v.chat_id ELSE p.chat_id END,
-            planner_id = CASE WHEN v.has_planner THEN v.planner_id ELSE p.planner_id END,
-            member_number = CASE WHEN v.has_number THEN v.member_number ELSE p.member_number END,
-            version = p.version + 1,
-            updated_at = now()
-           FROM unnest($1::int[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[],
-                       $8::bool[], $9::text[], $10::bool[], $11::text[], $12::bool[], $13::text[])
-             AS v(id, has_first, first_name, first_folded, has_last, last_name, last_folded,
-                  has_chat, chat_id, has_planner, planner_id, has_number, member_number)
-          WHERE p.id = v.id`,
-        [
-          replacements.map((r) => r.id),
-          has('firstName'),
-          firstNames,
-          firstNames.map((name) => (name === null ? null : foldCase(name))),
-          has('lastName'),
-          lastNames,
-          lastNames.map((name) => (name === null ? null : foldCase(name))),
-          has('chatId'),
-          value('chatId'),
-          has('plannerId'),
-          value('plannerId'),
-          has('memberNumber'),
-          value('memberNumber'),
-        ],
-      );
+      await this.replaceFields(replacements);
       const removedContacts = replacements.flatMap((r) => r.removeContacts);
       if (removedContacts.length > 0) {
         await this.manager.query('DELETE FROM contacts WHERE id = ANY($1::int[])', [removedContacts]);
@@ -451,6 +405,42 @@ export class SqlPersonRepository implements PersonRepository {
       );
       return rows.map((row) => row.chat_id);
     });
+  }
+
+  /**
+   * Sets the fields each replacement carries, keeps the others, and counts a new version for each
+   * person: one statement for them all. Answers how many people there were to change.
+   */
+  private async replaceFields(replacements: Pick<PersonReplacement, 'id' | 'fields'>[]): Promise<number> {
+    // Fields left alone come as null with a flag saying so: a set field may become null too.
+    const has = (key: keyof PersonReplacement['fields']) =>
+      replacements.map((r) => r.fields[key] !== undefined);
+    const value = (key: keyof PersonReplacement['fields']) => replacements.map((r) => r.fields[key] ?? null);
+    // An UPDATE answers its rows and how many it changed.
+    const [, changed]: [unknown[], number] = await this.manager.query(
+      `UPDATE people p SET${NAMES_SET},
+          chat_id = CASE WHEN v.has_chat THEN v.chat_id ELSE p.chat_id END,
+          planner_id = CASE WHEN v.has_planner THEN v.planner_id ELSE p.planner_id END,
+          member_number = CASE WHEN v.has_number THEN v.member_number ELSE p.member_number END,
+          version = p.version + 1,
+          updated_at = now()
+         FROM unnest($1::int[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[],
+                     $8::bool[], $9::text[], $10::bool[], $11::text[], $12::bool[], $13::text[])
+           AS v(id, has_first, first_name, first_folded, has_last, last_name, last_folded,
+                has_chat, chat_id, has_planner, planner_id, has_number, member_number)
+        WHERE p.id = v.id`,
+      [
+        replacements.map((r) => r.id),
+        ...nameColumns(replacements.map((r) => r.fields)),
+        has('chatId'),
+        value('chatId'),
+        has('plannerId'),
+        value('plannerId'),
+        has('memberNumber'),
+        value('memberNumber'),
+      ],
+    );
+    return changed;
   }
 
   /** Every person, admins included. */

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookAttempt } from '../../application/ports/webhook-store';
+import { countsAsFailure, failingMarksSql, failingSinceSql } from '../../application/webhooks/failing-mark';
 import { GroupCommit } from '../persistence/group-commit';
 
 /** The usual ends of an attempt: delivered, or due again. Giving up is rarer and written alone. */
@@ -26,8 +27,8 @@ export const NO_WAIT_FOR_DISK = "no_wait_for_disk AS (SELECT set_config('synchro
 /**
  * Records attempts and their outcomes, many in one statement. Every attempt is inserted (it
  * happened, whoever holds the lease now); a delivery's outcome is written only while the lease
- * is still the claim's. The subscription's `failing_since` follows the attempts in the order they
- * began: cleared by the last success, set by the first failure after it.
+ * is still the claim's. The subscription's `failing_since` follows the attempts whose outcome was
+ * written (see failing-mark.ts).
  */
 const RECORD_SQL = `
   WITH ${NO_WAIT_FOR_DISK},
@@ -52,23 +53,14 @@ const RECORD_SQL = `
     ORDER BY f.at
   ),
   o AS (
-    SELECT d.subscription_id, f.at, f.failure = 1 AS failed,
-      max(f.at) FILTER (WHERE f.status = 'delivered') OVER (PARTITION BY d.subscription_id) AS last_success
+    SELECT d.subscription_id, f.at, f.status = 'delivered' AS succeeded, f.failure = 1 AS failed
     FROM d JOIN f ON f.id = d.id
   ),
-  h AS (
-    SELECT subscription_id, max(last_success) AS last_success,
-      min(at) FILTER (WHERE failed AND (last_success IS NULL OR at > last_success)) AS failing_from
-    FROM o GROUP BY subscription_id
-  ),
+  h AS (${failingMarksSql('o')}),
   n AS (
-    SELECT s.id, CASE
-        WHEN h.failing_from IS NULL THEN NULL
-        WHEN h.last_success IS NULL THEN coalesce(s.failing_since, h.failing_from)
-        ELSE h.failing_from
-      END AS failing_since
+    SELECT s.id, ${failingSinceSql('s.failing_since', 'h.succeeded', 'h.failing_from')} AS failing_since
     FROM h JOIN webhook_subscriptions s ON s.id = h.subscription_id
-    WHERE h.last_success IS NOT NULL OR h.failing_from IS NOT NULL
+    WHERE h.succeeded OR h.failing_from IS NOT NULL
   ),
   s AS (
     UPDATE webhook_subscriptions s SET failing_since = n.failing_since
@@ -82,7 +74,7 @@ async function record(dataSource: DataSource, finished: FinishedAttempt[]): Prom
     finished.map((f) => f.claim.id),
     finished.map((f) => f.claim.leaseUntil),
     finished.map((f) => f.outcome.status),
-    finished.map((f) => (f.outcome.status === 'pending' && f.outcome.countsAsFailure ? 1 : 0)),
+    finished.map((f) => (countsAsFailure(f.outcome) ? 1 : 0)),
     finished.map((f) => (f.outcome.status === 'pending' ? f.outcome.nextAttemptAt : null)),
     finished.map((f) => f.attempt.at),
     finished.map((f) => f.attempt.statusCode),

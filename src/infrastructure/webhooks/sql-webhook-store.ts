@@ -17,6 +17,7 @@ import type {
 } from '../../application/ports/webhook-store';
 import { retryOnDeadlock, withDatabaseErrors } from '../persistence/database-errors';
 import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
+import { countsAsFailure, failingSinceSql } from '../../application/webhooks/failing-mark';
 import type { WebhookWire } from './webhook-payload';
 import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';
 
@@ -130,6 +131,9 @@ function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
  */
 const ENABLED_SUBSCRIPTION =
   '(SELECT s.disabled_at IS NULL FROM webhook_subscriptions s WHERE s.id = d.subscription_id)';
+
+/** The failing mark after a failed attempt that began at `$2` (see failing-mark.ts). */
+const FAILED_SINCE = failingSinceSql('failing_since', 'false', '$2::timestamptz');
 
 /** Changes past a cursor counted at most: beyond it, a backlog is "this many or more". */
 export const BACKLOG_COUNT_LIMIT = 1000;
@@ -475,12 +479,7 @@ export class SqlWebhookStore implements WebhookStore {
         results.map((r) => r.change.messageId),
         results.map((r) => r.change.payload),
         results.map((r) => r.outcome.status),
-        results.map((r) =>
-          r.attempt !== null &&
-          (r.outcome.status === 'failed' || (r.outcome.status === 'pending' && r.outcome.countsAsFailure))
-            ? 1
-            : 0,
-        ),
+        results.map((r) => (r.attempt !== null && countsAsFailure(r.outcome) ? 1 : 0)),
         results.map((r) => (r.outcome.status === 'pending' ? r.outcome.nextAttemptAt : null)),
         results.map((r) => r.attempt?.at ?? null),
         results.map((r) => r.attempt?.statusCode ?? null),
@@ -577,7 +576,8 @@ export class SqlWebhookStore implements WebhookStore {
         );
         if (updated.length === 0) return false;
         await manager.query(
-          'UPDATE webhook_subscriptions SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL',
+          `UPDATE webhook_subscriptions SET failing_since = ${FAILED_SINCE}
+           WHERE id = $1 AND failing_since IS DISTINCT FROM ${FAILED_SINCE}`,
           [claim.subscriptionId, attempt.at],
         );
         if (outcome.disableSubscription !== null) {

@@ -1,4 +1,5 @@
 import { hiddenChangeSql } from '../../application/changes/change-view';
+import { failingSinceSql } from '../../application/webhooks/failing-mark';
 import { NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
 
 /**
@@ -52,8 +53,7 @@ export const RECORD_WINDOW_SQL = `
   sub AS (
     UPDATE webhook_subscriptions s
     SET sent_seq = greatest(s.sent_seq, $3::bigint), lease_until = NULL,
-      failing_since = CASE WHEN $4::boolean THEN $5::timestamptz
-                           ELSE coalesce(s.failing_since, $5::timestamptz) END,
+      failing_since = ${failingSinceSql('s.failing_since', '$4::boolean', '$5::timestamptz')},
       disabled_at = CASE WHEN $6::text IS NULL THEN s.disabled_at
                          ELSE coalesce(s.disabled_at, $7::timestamptz) END,
       disabled_reason = CASE WHEN $6::text IS NULL OR s.disabled_at IS NOT NULL THEN s.disabled_reason

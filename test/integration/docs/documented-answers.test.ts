@@ -3,7 +3,8 @@ import type { ChangeFeed } from '../../../src/application/ports/change-feed';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { buildOpenApiDocument } from '../../../src/http/openapi/openapi-document';
 import type { Operation, Parameter } from '../../../src/http/openapi/openapi-types';
-import { MAX_ID, MAX_LIMIT } from '../../../src/http/ids';
+import { MAX_PAGE_LIMIT } from '../../../src/application/page-limit';
+import { MAX_ID } from '../../../src/http/ids';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { DocumentedAnswers, documentedOperations } from './documented-answers';
@@ -121,8 +122,8 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
 
     it('the documented bounds of limit, after and id are the ones enforced', async () => {
       const status = async (path: string) => (await bearer(request(t.app).get(path))).status;
-      expect(await status(`/people?limit=${MAX_LIMIT}`)).toBe(200);
-      expect(await status(`/people?limit=${MAX_LIMIT + 1}`)).toBe(400);
+      expect(await status(`/people?limit=${MAX_PAGE_LIMIT}`)).toBe(200);
+      expect(await status(`/people?limit=${MAX_PAGE_LIMIT + 1}`)).toBe(400);
       expect(await status('/people?limit=0')).toBe(400);
       expect(await status(`/people?after=${MAX_ID}`)).toBe(200);
       expect(await status(`/people?after=${MAX_ID + 1}`)).toBe(400);

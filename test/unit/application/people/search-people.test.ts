@@ -1,4 +1,6 @@
+import { MAX_PAGE_LIMIT } from '../../../../src/application/page-limit';
 import { SearchPeople, WHOLE_LOOKUP_SIZE } from '../../../../src/application/people/search-people';
+import { InvalidInput } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
 import { addPerson, collect } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
@@ -20,6 +22,8 @@ describe('SearchPeople', () => {
     const result = await search.execute({ filter: { lastName: 'smith' } });
 
     expect(result.kind).toBe('stream');
+    // A long download, which the edge counts among the streams a key may run.
+    expect(result.kind === 'stream' && result.lookup).toBe(false);
     expect(result.today).toBe('2025-03-15');
     const people = result.kind === 'stream' ? await collect(result.people) : result.people;
     expect(people.map((p) => p.id)).toEqual([ann.id, bob.id]);
@@ -52,6 +56,8 @@ describe('SearchPeople', () => {
     const result = await search.execute({ filter: { email: 'family@example.org' } });
 
     expect(result.kind).toBe('stream');
+    // Still a lookup, never counted among the long downloads.
+    expect(result.kind === 'stream' && result.lookup).toBe(true);
     const people = result.kind === 'stream' ? await collect(result.people) : result.people;
     expect(people.map((p) => p.id)).toEqual(ids);
   });
@@ -108,8 +114,38 @@ describe('SearchPeople', () => {
     await expect(search.execute({ filter: {}, limit: 1 })).resolves.toMatchObject({
       kind: 'page',
     });
-    await expect(search.execute({ filter: {}, limit: 1000 })).resolves.toMatchObject({
+    await expect(search.execute({ filter: {}, limit: MAX_PAGE_LIMIT })).resolves.toMatchObject({
       kind: 'page',
     });
+  });
+
+  it.each([0, MAX_PAGE_LIMIT + 1, 1.5, Number.NaN])(
+    'refuses a limit of %p before anything is read',
+    async (limit) => {
+      const { search } = setup();
+      const beforeRead = jest.fn(async () => {});
+      const refused = search.execute({ filter: {}, limit, beforeRead });
+      await expect(refused).rejects.toThrow(InvalidInput);
+      await expect(refused).rejects.toThrow(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}`);
+      expect(beforeRead).not.toHaveBeenCalled();
+    },
+  );
+
+  it('runs beforeRead once, before the people are read', async () => {
+    const { directory, search } = setup();
+    const steps: string[] = [];
+    const read = directory.people.searchRendered.bind(directory.people);
+    directory.people.searchRendered = async (query, limit) => {
+      steps.push('read');
+      return read(query, limit);
+    };
+    await search.execute({
+      filter: {},
+      limit: 10,
+      beforeRead: async () => {
+        steps.push('before');
+      },
+    });
+    expect(steps).toEqual(['before', 'read']);
   });
 });
