@@ -1,6 +1,6 @@
-import { isCalendarDate } from '../../../src/domain/calendar-date';
-import { checkPersonRecord } from '../../../src/cli/person-file/person-file-record';
-import { record } from '../import/import-fixture';
+import { isCalendarDate } from '../../../../src/domain/calendar-date';
+import { checkPersonRecord } from '../../../../src/cli/person-file/person-file-record';
+import { record } from '../../support/import-fixture';
 
 function errorsOf(value: unknown): string[] {
   const checked = checkPersonRecord(value);

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bufferSource, RECORD_MAX_BYTES, readJsonArray } from '../../../src/cli/person-file/read-json-array';
+import {
+  bufferSource,
+  RECORD_MAX_BYTES,
+  readJsonArray,
+} from '../../../../src/cli/person-file/read-json-array';
 
 const directory = mkdtempSync(join(tmpdir(), 'read-json-array-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

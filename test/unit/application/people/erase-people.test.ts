@@ -2,7 +2,7 @@ import { EraseLeftMembers, ErasePerson } from '../../../../src/application/peopl
 import { ExportPersonData } from '../../../../src/application/people/export-person-data';
 import { InvalidInput, NotFound } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
-import { accountsFixture } from '../../accounts/accounts-fixture';
+import { accountsFixture } from '../../support/accounts-fixture';
 import { addAccount, addPerson, principalOf } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
 

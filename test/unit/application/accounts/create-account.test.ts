@@ -1,6 +1,6 @@
-import { Conflict, InvalidInput, NotFound } from '../../../src/domain/errors';
-import { addPerson } from '../support/directory-fixtures';
-import { accountsFixture, auditEntries } from './accounts-fixture';
+import { Conflict, InvalidInput, NotFound } from '../../../../src/domain/errors';
+import { addPerson } from '../../support/directory-fixtures';
+import { accountsFixture, auditEntries } from '../../support/accounts-fixture';
 
 const PASSWORD = 'long enough';
 

@@ -1,5 +1,5 @@
-import { InvalidInput, NotFound } from '../../../src/domain/errors';
-import { accountsFixture, auditEntries } from './accounts-fixture';
+import { InvalidInput, NotFound } from '../../../../src/domain/errors';
+import { accountsFixture, auditEntries } from '../../support/accounts-fixture';
 
 async function withAccount() {
   const fixture = accountsFixture();
