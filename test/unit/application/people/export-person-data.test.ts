@@ -34,6 +34,6 @@ describe('ExportPersonData', () => {
     );
     await expect(
       new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId, visibleOnly: true }),
-    ).resolves.toBeDefined();
+    ).resolves.toEqual(data);
   });
 });
