@@ -24,8 +24,8 @@ const ENTRIES = { service: 'dist/src/main.js', cli: 'dist/src/cli/main.js' };
 
 /**
  * Everything `npm run build` reads: tsconfig.build.json's `include` and the compiler settings. A
- * build step added to `npm run build` adds its sources here (test/unit/launcher.test.ts checks
- * that tsconfig.build.json's are).
+ * build step added to `npm run build` adds its sources here (test/integration/cli/launcher.test.ts
+ * checks that tsconfig.build.json's are).
  */
 const BUILD_INPUTS = ['src', 'scripts', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json'];
 

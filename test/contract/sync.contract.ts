@@ -164,7 +164,10 @@ export function describeSyncContract(adapter: () => ContractAdapter): void {
           foldedEmails: [],
         },
       ]);
-      expect(admin).toBeGreaterThan(0);
+      expect(await people().findById(admin)).toMatchObject({
+        role: 'admin',
+        contacts: [expect.objectContaining({ value: `c.${tag}@Example.org` })],
+      });
     });
 
     it('changes a contact in place, keeping its id and label, and its email matchable by the new value', async () => {

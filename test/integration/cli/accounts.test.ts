@@ -198,7 +198,7 @@ describe.each(testDatabases)('accounts commands on $name', (target) => {
     });
 
     await expect(container.get(AuthenticateKey).execute({ token })).rejects.toThrow(/disabled/);
-    await expect(tokenFor(username)).rejects.toThrow();
+    await expect(tokenFor(username)).rejects.toThrow(/^wrong username or password$/);
     expect(await listed(username)).toMatchObject({ disabled: true });
     expect(await cli(database, ['accounts', 'enable', username], { container })).toMatchObject({ code: 0 });
     await expect(container.get(AuthenticateKey).execute({ token })).resolves.toMatchObject({

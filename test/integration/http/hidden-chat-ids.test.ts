@@ -3,7 +3,7 @@ import { CreateAccount } from '../../../src/application/accounts/create-account'
 import { InMemorySpools } from '../../../src/infrastructure/in-memory/in-memory-spools';
 import { ImportPeople } from '../../../src/application/people/import-people';
 import { SystemClock } from '../../../src/infrastructure/system-clock';
-import { fromArray } from '../../unit/import/import-fixture';
+import { fromArray } from '../../unit/support/import-fixture';
 import type { PasswordHasher } from '../../../src/application/ports/password-hasher';
 import { TYPES } from '../../../src/application/ports/tokens';
 import type { UnitOfWork } from '../../../src/application/ports/unit-of-work';

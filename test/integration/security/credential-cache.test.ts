@@ -122,9 +122,14 @@ describe.each(testDatabases)('the credential cache on $name', (target) => {
       const inner = counting(keysOf());
       const cache = new CredentialCache({ alwaysUsable: true, now: clock });
       const keys = new CachingApiKeyRepository(inner, cache, cache);
-      const hash = hashOf(await t.tokenWith());
+      const token = await t.tokenWith();
+      const hash = hashOf(token);
 
-      for (let i = 0; i < 5; i++) expect(await keys.findByTokenHash(hash)).not.toBeNull();
+      for (let i = 0; i < 5; i++) {
+        expect(await keys.findByTokenHash(hash)).toMatchObject({
+          key: { prefix: token.slice(0, 8), revokedAt: null },
+        });
+      }
       expect(inner.lookups).toBe(1);
 
       now += 799;
@@ -174,13 +179,14 @@ describe.each(testDatabases)('the credential cache on $name', (target) => {
           throw new Error('changed my mind');
         }),
       ).rejects.toThrow('changed my mind');
+      const revokedAt = new Date();
       await unitOfWork.run(async (tx) => {
-        await tx.keys.revoke(before.key.id, new Date());
+        await tx.keys.revoke(before.key.id, revokedAt);
         // Not committed yet: other requests may still be served the key.
         expect((await keys.findByTokenHash(committed))?.key.revokedAt).toBeNull();
       });
 
-      expect((await keys.findByTokenHash(committed))?.key.revokedAt).not.toBeNull();
+      expect((await keys.findByTokenHash(committed))?.key.revokedAt).toEqual(revokedAt);
       expect((await keys.findByTokenHash(rolledBack))?.key.revokedAt).toBeNull();
       expect(inner.lookups).toBe(4);
     });

@@ -7,6 +7,13 @@ import { cli } from '../cli/cli-harness';
 import { tempPath } from '../cli/import-files';
 import { exportRecords, importRecords, snapshot } from './sync-support';
 
+/** A time written while the command ran: between the milliseconds before and after it. */
+function expectWithin(at: Date, started: number, finished: number): void {
+  expect(at).toBeInstanceOf(Date);
+  expect(at.getTime()).toBeGreaterThanOrEqual(started);
+  expect(at.getTime()).toBeLessThanOrEqual(finished);
+}
+
 /** SPEC §8: erasure, retention and subject access. */
 describe.each(testDatabases)('data protection on $name', (target) => {
   let t: TestApp;
@@ -51,7 +58,9 @@ describe.each(testDatabases)('data protection on $name', (target) => {
   it('anonymises in one go, keeps membership periods, redacts the audit and records who erased whom', async () => {
     const { id, tag } = await addMember();
 
+    const started = Date.now();
     const result = await cli(t.database, ['people', 'erase', String(id), '--yes']);
+    const finished = Date.now();
 
     expect(result).toEqual({ code: 0, stdout: `erased person ${id}\n`, stderr: '' });
     const erased = await row(id);
@@ -63,7 +72,7 @@ describe.each(testDatabases)('data protection on $name', (target) => {
       planner_id: null,
       member_number: null,
     });
-    expect(erased.erased_at).not.toBeNull();
+    expectWithin(erased.erased_at, started, finished);
     expect(await t.database.dataSource.query('SELECT * FROM contacts WHERE person_id = $1', [id])).toEqual(
       [],
     );
@@ -193,11 +202,13 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     expect(dry.stdout).not.toContain(`person ${holder.personId} `);
     expect(await snapshot(t.database)).toEqual(before);
 
+    const started = Date.now();
     const done = await cli(t.database, ['people', 'erase', '--ended-before', '2006-01-01']);
+    const finished = Date.now();
 
     expect(done.stdout).toMatch(/erased \d+ members who left before 2006-01-01\n$/);
-    expect((await row(left.id)).erased_at).not.toBeNull();
-    expect((await row(leftTwice.id)).erased_at).not.toBeNull();
+    expectWithin((await row(left.id)).erased_at, started, finished);
+    expectWithin((await row(leftTwice.id)).erased_at, started, finished);
     expect((await row(recent.id)).erased_at).toBeNull();
     expect((await row(current.id)).erased_at).toBeNull();
     expect((await row(holder.personId)).erased_at).toBeNull();

@@ -1,4 +1,3 @@
-import { parseRetryAfter } from '../../../src/infrastructure/webhooks/http-webhook-sender';
 import { RETRY_SCHEDULE_MS, retryDelayMs, webhookUrlProblem } from '../../../src/domain/webhook';
 
 const MINUTE = 60_000;
@@ -29,17 +28,6 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(1, 120_000, () => 0.5)).toBe(120_000);
     expect(retryDelayMs(3, 1000, () => 0.5)).toBe(30 * MINUTE);
     expect(retryDelayMs(1, 400 * HOUR, () => 0.5)).toBe(RETRY_SCHEDULE_MS[RETRY_SCHEDULE_MS.length - 1]);
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads seconds and HTTP dates, and nothing else', () => {
-    const now = Date.parse('2026-11-23T12:00:00Z');
-    expect(parseRetryAfter('120', now)).toBe(120_000);
-    expect(parseRetryAfter('Mon, 23 Nov 2026 12:10:00 GMT', now)).toBe(10 * MINUTE);
-    expect(parseRetryAfter('Mon, 23 Nov 2026 11:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeNull();
-    expect(parseRetryAfter(undefined, now)).toBeNull();
   });
 });
 

@@ -101,14 +101,16 @@ describe('AuthenticateAccount', () => {
 
   it('gives the attempt back when the password is right, so frequent sign-ins never lock anyone out', async () => {
     const { directory, authenticateAccount } = keysFixture();
-    await addAccount(directory, { username: 'ann', password: 'pw' });
+    const account = await addAccount(directory, { username: 'ann', password: 'pw' });
     const input = { username: 'ann', password: 'pw', clientAddress: '10.0.0.1' };
     for (let i = 0; i < 9; i++) {
       await expect(authenticateAccount.execute({ ...input, password: 'bad' })).rejects.toThrow(
         Unauthenticated,
       );
     }
-    for (let i = 0; i < 30; i++) await expect(authenticateAccount.execute(input)).resolves.toBeDefined();
+    for (let i = 0; i < 30; i++) {
+      await expect(authenticateAccount.execute(input)).resolves.toMatchObject({ personId: account.personId });
+    }
     // The nine wrong ones still count: one more fills the window.
     await expect(authenticateAccount.execute({ ...input, password: 'bad' })).rejects.toThrow(Unauthenticated);
     await expect(authenticateAccount.execute(input)).rejects.toThrow(TooManyAttempts);
@@ -189,14 +191,14 @@ describe('AuthenticateAccount', () => {
 
   it('starts no lockout when the attempt that filled the window had the right password', async () => {
     const { directory, authenticateAccount, events } = keysFixture();
-    await addAccount(directory, { username: 'ann', password: 'pw' });
+    const account = await addAccount(directory, { username: 'ann', password: 'pw' });
     const input = { username: 'ann', password: 'pw', clientAddress: '10.0.0.1' };
     for (let i = 0; i < 9; i++) {
       await expect(authenticateAccount.execute({ ...input, password: 'bad' })).rejects.toThrow(
         Unauthenticated,
       );
     }
-    await expect(authenticateAccount.execute(input)).resolves.toBeDefined();
+    await expect(authenticateAccount.execute(input)).resolves.toMatchObject({ personId: account.personId });
     expect(events.lockouts).toEqual([]);
   });
 });

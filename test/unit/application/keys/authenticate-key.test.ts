@@ -52,9 +52,13 @@ describe('AuthenticateKey', () => {
   });
 
   it('refuses a key once it has expired', async () => {
-    const { authenticate, clock, token } = await issued({ expiresInDays: 1 });
+    const { authenticate, clock, account, key, token } = await issued({ expiresInDays: 1 });
     clock.advance(24 * 60 * 60 * 1000 - 1);
-    await expect(authenticate.execute({ token })).resolves.toBeDefined();
+    await expect(authenticate.execute({ token })).resolves.toEqual({
+      accountId: account.personId,
+      keyId: key.id,
+      permissions: ['read', 'write'],
+    });
     clock.advance(1);
     await expect(authenticate.execute({ token })).rejects.toThrow(new Unauthenticated(INVALID));
   });

@@ -97,7 +97,7 @@ describe('IssueKey', () => {
     const { directory, issue } = keysFixture();
     const account = await addAccount(directory, { username: 'ann', password: 'pw' });
     const { key } = await issue(account.personId, { expiresInDays });
-    expect(key.expiresAt).not.toBeNull();
+    expect(key.expiresAt).toEqual(new Date(new Date('2025-03-15T12:00:00Z').getTime() + expiresInDays * DAY));
   });
 
   it('refuses a name longer than 100 characters', async () => {

@@ -1,4 +1,4 @@
-import { NotFound } from '../../../../src/domain/errors';
+import { NotFound, Unauthenticated } from '../../../../src/domain/errors';
 import { addAccount, principalOf } from '../../support/directory-fixtures';
 import { keysFixture } from './keys-fixture';
 
@@ -30,10 +30,16 @@ describe('RevokeKey', () => {
   });
 
   it('revokes another key of the same account by id and leaves the request key working', async () => {
-    const { revokeKey, authenticate, principal, annKey, annOther } = await twoAccounts();
+    const { revokeKey, authenticate, principal, ann, annKey, annOther } = await twoAccounts();
     await revokeKey.execute({ principal, keyId: annOther.key.id });
-    await expect(authenticate.execute({ token: annOther.token })).rejects.toThrow();
-    await expect(authenticate.execute({ token: annKey.token })).resolves.toBeDefined();
+    await expect(authenticate.execute({ token: annOther.token })).rejects.toThrow(
+      new Unauthenticated('invalid, revoked or expired API key'),
+    );
+    await expect(authenticate.execute({ token: annKey.token })).resolves.toEqual({
+      accountId: ann.personId,
+      keyId: annKey.key.id,
+      permissions: ['read', 'write'],
+    });
   });
 
   it('answers a key of another account as not found and leaves it working', async () => {
@@ -41,7 +47,11 @@ describe('RevokeKey', () => {
     await expect(revokeKey.execute({ principal, keyId: bobKey.key.id })).rejects.toThrow(
       new NotFound(`key ${bobKey.key.id} not found`),
     );
-    await expect(authenticate.execute({ token: bobKey.token })).resolves.toBeDefined();
+    await expect(authenticate.execute({ token: bobKey.token })).resolves.toEqual({
+      accountId: bobKey.key.accountId,
+      keyId: bobKey.key.id,
+      permissions: ['read', 'write'],
+    });
   });
 
   it('answers an unknown key id as not found', async () => {

@@ -1,5 +1,5 @@
-import { NotFound } from '../../../src/domain/errors';
-import { accountsFixture, auditEntries } from './accounts-fixture';
+import { NotFound } from '../../../../src/domain/errors';
+import { accountsFixture, auditEntries } from '../../support/accounts-fixture';
 
 async function withAccount(permissions: ('read' | 'write')[]) {
   const fixture = accountsFixture();

@@ -1,5 +1,5 @@
-import { InvalidInput } from '../../../src/domain/errors';
-import { importFixture, messagesOf, record } from './import-fixture';
+import { InvalidInput } from '../../../../src/domain/errors';
+import { importFixture, messagesOf, record } from '../../support/import-fixture';
 
 describe('ImportPeople', () => {
   it('imports people with contacts and memberships, creating clubs by name, and sums them up', async () => {

@@ -1,8 +1,7 @@
 import { EraseLeftMembers, ErasePerson } from '../../../../src/application/people/erase-people';
-import { ExportPersonData } from '../../../../src/application/people/export-person-data';
 import { InvalidInput, NotFound } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
-import { accountsFixture } from '../../accounts/accounts-fixture';
+import { accountsFixture } from '../../support/accounts-fixture';
 import { addAccount, addPerson, principalOf } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
 
@@ -73,64 +72,5 @@ describe('data protection use cases', () => {
         personId: holder.personId,
       }),
     ).rejects.toThrow(`person ${holder.personId} was erased; an erased person cannot hold an account`);
-  });
-
-  it('a member made an admin is person.removed in the feed; an admin made an admin again is nothing', async () => {
-    const { directory, createAccount } = accountsFixture();
-    const member = await addPerson(directory);
-    const admin = await addPerson(directory, { role: 'admin' });
-
-    await createAccount.execute({
-      username: 'op',
-      password: PASSWORD,
-      permissions: [],
-      personId: member.id,
-      admin: true,
-    });
-    await createAccount.execute({
-      username: 'op2',
-      password: PASSWORD,
-      permissions: [],
-      personId: admin.id,
-      admin: true,
-    });
-
-    const { changes } = await directory.feed.page(0, 100);
-    expect(changes.map((c) => [c.type, c.personId, c.person])).toEqual([
-      ['person.removed', member.id, expect.objectContaining({ role: 'admin' })],
-    ]);
-  });
-
-  it('the subject-access export clears the values of entries the subject made about others', async () => {
-    const clock = new FakeClock();
-    const directory = new InMemoryDirectory(clock);
-    const subject = await addAccount(directory, { role: 'member' });
-    const other = await addPerson(directory);
-    const entry = (subjectType: string, subjectId: number) => ({
-      actorAccountId: subject.personId,
-      actorKeyId: 1,
-      action: 'person.update',
-      subjectType,
-      subjectId,
-      field: 'first_name',
-      oldValue: 'Old',
-      newValue: 'New',
-    });
-    await directory.audit.record([entry('person', other.id), entry('person', subject.personId)]);
-
-    const data = await new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId });
-
-    const values = data.audit
-      .filter((e) => e.action === 'person.update')
-      .map((e) => [e.subjectId, e.oldValue, e.newValue]);
-    expect(values).toEqual(
-      expect.arrayContaining([
-        [other.id, null, null],
-        [subject.personId, 'Old', 'New'],
-      ]),
-    );
-    await expect(
-      new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId, visibleOnly: true }),
-    ).resolves.toBeDefined();
   });
 });

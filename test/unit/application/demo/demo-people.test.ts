@@ -1,6 +1,6 @@
-import { DEMO_CLUBS, demoAdmins, demoPeople } from '../../../src/application/demo/demo-people';
-import { isCurrent } from '../../../src/domain/membership';
-import { checkPersonRecord, toPersonRecord } from '../../../src/person-file/person-file-record';
+import { DEMO_CLUBS, demoAdmins, demoPeople } from '../../../../src/application/demo/demo-people';
+import { isCurrent } from '../../../../src/domain/membership';
+import { checkPersonRecord, toPersonRecord } from '../../../../src/person-file/person-file-record';
 
 const TODAY = '2025-03-15';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileSpools } from '../../../src/infrastructure/spool/file-spools';
+import { FileSpools } from '../../../../src/infrastructure/spool/file-spools';
 
 describe('FileSpools', () => {
   const parent = mkdtempSync(join(tmpdir(), 'spools-test-'));

@@ -1,9 +1,9 @@
-import { CreateDemoDirectory } from '../../../src/application/demo/create-demo-directory';
-import { Conflict } from '../../../src/domain/errors';
-import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
-import { addPerson } from '../support/directory-fixtures';
-import { FakeClock } from '../support/fake-clock';
-import { FakePasswordHasher } from '../support/fake-password-hasher';
+import { CreateDemoDirectory } from '../../../../src/application/demo/create-demo-directory';
+import { Conflict } from '../../../../src/domain/errors';
+import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
+import { addPerson } from '../../support/directory-fixtures';
+import { FakeClock } from '../../support/fake-clock';
+import { FakePasswordHasher } from '../../support/fake-password-hasher';
 
 function fixture() {
   const clock = new FakeClock();

@@ -7,7 +7,7 @@ import {
 } from '../../../src/person-file/person-file-record';
 import { InMemorySpools } from '../../../src/infrastructure/in-memory/in-memory-spools';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
-import { FakeClock } from '../support/fake-clock';
+import { FakeClock } from './fake-clock';
 
 /** Records of a file, as the command line's reader hands them to the import (read once). */
 export async function* fromArray(values: unknown[]): AsyncIterable<IncomingRecord> {

@@ -1,4 +1,4 @@
-import { importFixture, record } from './import-fixture';
+import { importFixture, record } from '../../support/import-fixture';
 
 describe('ExportPeople', () => {
   it('writes every member, never an admin, in the import format with every field present', async () => {

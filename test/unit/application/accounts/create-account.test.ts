@@ -1,6 +1,6 @@
-import { Conflict, InvalidInput, NotFound } from '../../../src/domain/errors';
-import { addPerson } from '../support/directory-fixtures';
-import { accountsFixture, auditEntries } from './accounts-fixture';
+import { Conflict, InvalidInput, NotFound } from '../../../../src/domain/errors';
+import { addPerson } from '../../support/directory-fixtures';
+import { accountsFixture, auditEntries } from '../../support/accounts-fixture';
 
 const PASSWORD = 'long enough';
 
@@ -168,5 +168,31 @@ describe('CreateAccount', () => {
       });
     }
     expect(JSON.stringify(entries)).not.toContain(PASSWORD);
+  });
+
+  it('a member made an admin is person.removed in the feed; an admin made an admin again is nothing', async () => {
+    const { directory, createAccount } = accountsFixture();
+    const member = await addPerson(directory);
+    const admin = await addPerson(directory, { role: 'admin' });
+
+    await createAccount.execute({
+      username: 'op',
+      password: PASSWORD,
+      permissions: [],
+      personId: member.id,
+      admin: true,
+    });
+    await createAccount.execute({
+      username: 'op2',
+      password: PASSWORD,
+      permissions: [],
+      personId: admin.id,
+      admin: true,
+    });
+
+    const { changes } = await directory.feed.page(0, 100);
+    expect(changes.map((c) => [c.type, c.personId, c.person])).toEqual([
+      ['person.removed', member.id, expect.objectContaining({ role: 'admin' })],
+    ]);
   });
 });

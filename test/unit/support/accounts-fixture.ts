@@ -6,8 +6,8 @@ import { GrantPermission } from '../../../src/application/accounts/grant-permiss
 import { ListAccounts } from '../../../src/application/accounts/list-accounts';
 import { RevokePermission } from '../../../src/application/accounts/revoke-permission';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
-import { FakeClock } from '../support/fake-clock';
-import { FakePasswordHasher } from '../support/fake-password-hasher';
+import { FakeClock } from './fake-clock';
+import { FakePasswordHasher } from './fake-password-hasher';
 
 /** The account use cases over one in-memory directory. */
 export function accountsFixture() {

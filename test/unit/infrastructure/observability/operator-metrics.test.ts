@@ -1,6 +1,6 @@
-import { LoggedOperatorEvents } from '../../../src/infrastructure/observability/logged-operator-events';
-import { OperatorMetrics } from '../../../src/infrastructure/observability/operator-metrics';
-import { memoryLogger } from '../../support/memory-logger';
+import { LoggedOperatorEvents } from '../../../../src/infrastructure/observability/logged-operator-events';
+import { OperatorMetrics } from '../../../../src/infrastructure/observability/operator-metrics';
+import { memoryLogger } from '../../../support/memory-logger';
 
 describe('the operator metrics', () => {
   it('counts password-check refusals without a log line each (a storm would write one per request)', async () => {

@@ -1,0 +1,20 @@
+import { accountsFixture, auditEntries } from '../../support/accounts-fixture';
+
+describe('DisableAccount and EnableAccount', () => {
+  it('disables and enables an account, each once, with audit entries', async () => {
+    const { directory, createAccount, disable, enable } = accountsFixture();
+    await createAccount.execute({ username: 'ann', password: 'first password', permissions: ['read'] });
+
+    expect(await disable.execute({ username: 'ann' })).toEqual({ changed: true });
+    expect((await directory.accounts.findByUsername('ann'))?.disabled).toBe(true);
+    expect(await disable.execute({ username: 'ann' })).toEqual({ changed: false });
+    expect(await enable.execute({ username: 'ann' })).toEqual({ changed: true });
+    expect((await directory.accounts.findByUsername('ann'))?.disabled).toBe(false);
+
+    const actions = (await auditEntries(directory)).map((e) => [e.action, e.oldValue, e.newValue]);
+    expect(actions.slice(0, 2)).toEqual([
+      ['account.enable', 'true', 'false'],
+      ['account.disable', 'false', 'true'],
+    ]);
+  });
+});
