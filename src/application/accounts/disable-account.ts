@@ -1,5 +1,3 @@
-import { inject, injectable } from 'inversify';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { setAccountDisabled } from './set-account-disabled';
 
@@ -11,9 +9,8 @@ export interface DisableAccountInput {
  * Stops an account: no new key can be issued and every key it holds is refused from the next
  * request on, because authentication checks the account as well as the key.
  */
-@injectable()
 export class DisableAccount {
-  constructor(@inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork) {}
+  constructor(private readonly unitOfWork: UnitOfWork) {}
 
   async execute({ username }: DisableAccountInput): Promise<{ changed: boolean }> {
     return setAccountDisabled(this.unitOfWork, username, true);

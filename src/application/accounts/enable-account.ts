@@ -1,5 +1,3 @@
-import { inject, injectable } from 'inversify';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { setAccountDisabled } from './set-account-disabled';
 
@@ -8,9 +6,8 @@ export interface EnableAccountInput {
 }
 
 /** Undoes DisableAccount; keys that were neither revoked nor expired work again. */
-@injectable()
 export class EnableAccount {
-  constructor(@inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork) {}
+  constructor(private readonly unitOfWork: UnitOfWork) {}
 
   async execute({ username }: EnableAccountInput): Promise<{ changed: boolean }> {
     return setAccountDisabled(this.unitOfWork, username, false);

@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import { isLookup, type PersonFilter } from '../../domain/person-filter';
 import type { Clock } from '../ports/clock';
 import type { PersonQuery, PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import type { RenderedPerson } from './person-view';
 
 /**
@@ -33,11 +31,10 @@ export type SearchPeopleOutput = { today: string } & (
  */
 export const WHOLE_LOOKUP_SIZE = 1000;
 
-@injectable()
 export class SearchPeople {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ filter, limit, after }: SearchPeopleInput): Promise<SearchPeopleOutput> {

@@ -1,11 +1,9 @@
-import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../domain/errors';
 import { chatIdRule, isVisible, nameRule, type Person, type PersonChanges } from '../../domain/person';
 import type { ChangedField } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
 
@@ -34,12 +32,11 @@ const FIELDS = [
   { key: 'chatId', name: 'chat_id' },
 ] as const;
 
-@injectable()
 export class UpdatePerson {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute(input: UpdatePersonInput): Promise<UpdatePersonOutput> {

@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
 import { NotFound } from '../../domain/errors';
 
@@ -23,11 +21,10 @@ export interface EnabledWebhook {
  * receiver that would rather skip them catches up from GET /changes instead: remove the
  * subscription and add it again. docs/decisions.md, "Enabling a webhook subscription again".
  */
-@injectable()
 export class EnableWebhook {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ id }: { id: number }): Promise<EnabledWebhook> {

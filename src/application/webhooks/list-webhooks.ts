@@ -1,5 +1,3 @@
-import { inject, injectable } from 'inversify';
-import { TYPES } from '../ports/tokens';
 import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
 
 export interface ListedWebhook extends WebhookSubscription {
@@ -8,9 +6,8 @@ export interface ListedWebhook extends WebhookSubscription {
 }
 
 /** Every subscription, oldest first, with how far behind it is; never a secret. */
-@injectable()
 export class ListWebhooks {
-  constructor(@inject(TYPES.WebhookStore) private readonly store: WebhookStore) {}
+  constructor(private readonly store: WebhookStore) {}
 
   async execute(): Promise<ListedWebhook[]> {
     const [subscriptions, backlog] = await Promise.all([
