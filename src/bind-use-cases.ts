@@ -1,11 +1,10 @@
 import type { Container } from 'inversify';
 import { ChangePassword } from './application/accounts/change-password';
 import { CreateAccount } from './application/accounts/create-account';
-import { DisableAccount } from './application/accounts/disable-account';
-import { EnableAccount } from './application/accounts/enable-account';
 import { GrantPermission } from './application/accounts/grant-permission';
 import { ListAccounts } from './application/accounts/list-accounts';
 import { RevokePermission } from './application/accounts/revoke-permission';
+import { SetAccountDisabled } from './application/accounts/set-account-disabled';
 import { ReadAuditLog } from './application/audit/read-audit-log';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
 import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
@@ -82,8 +81,7 @@ export function bindUseCases(container: Container): void {
   useCase(CreateAccount, 'UnitOfWork', 'PasswordHasher');
   useCase(ListAccounts, 'AccountRepository', 'Clock');
   useCase(ChangePassword, 'UnitOfWork', 'PasswordHasher');
-  useCase(DisableAccount, 'UnitOfWork');
-  useCase(EnableAccount, 'UnitOfWork');
+  useCase(SetAccountDisabled, 'UnitOfWork');
   useCase(GrantPermission, 'UnitOfWork');
   useCase(RevokePermission, 'UnitOfWork', 'Clock');
   useCase(ReadAuditLog, 'AuditLog');

@@ -1,4 +1,4 @@
-import { DisableAccount } from '../../application/accounts/disable-account';
+import { SetAccountDisabled } from '../../application/accounts/set-account-disabled';
 import type { Command } from '../command';
 import { printLine } from '../write-text';
 
@@ -14,7 +14,7 @@ export const accountsDisable: Command = {
   positionals: [{ name: 'U' }],
   database: 'migrated',
   async run({ io, positionals: [username], container }) {
-    const { changed } = await container.get(DisableAccount).execute({ username });
+    const { changed } = await container.get(SetAccountDisabled).execute({ username, disabled: true });
     printLine(io.stdout, changed ? `disabled "${username}"` : `"${username}" was already disabled`);
   },
 };

@@ -1,4 +1,4 @@
-import { EnableAccount } from '../../application/accounts/enable-account';
+import { SetAccountDisabled } from '../../application/accounts/set-account-disabled';
 import type { Command } from '../command';
 import { printLine } from '../write-text';
 
@@ -11,7 +11,7 @@ export const accountsEnable: Command = {
   positionals: [{ name: 'U' }],
   database: 'migrated',
   async run({ io, positionals: [username], container }) {
-    const { changed } = await container.get(EnableAccount).execute({ username });
+    const { changed } = await container.get(SetAccountDisabled).execute({ username, disabled: false });
     printLine(io.stdout, changed ? `enabled "${username}"` : `"${username}" was not disabled`);
   },
 };
