@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock';
-import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
+import type { WebhookStore, WebhookSubscription } from '../ports/webhook-store';
+import { type Behind, behindOf } from './list-webhooks';
 import { NotFound } from '../../domain/errors';
 
 export interface EnabledWebhook {
@@ -11,7 +12,7 @@ export interface EnabledWebhook {
   /** Changes it missed that retention removed before they could be sent. */
   changesLost: boolean;
   /** What it is to be sent now, the requeued deliveries included. */
-  behind: Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
+  behind: Behind;
 }
 
 /**
@@ -32,17 +33,13 @@ export class EnableWebhook {
     if (before === null) throw new NotFound(`no webhook subscription ${id}`);
     const enabled = await this.store.enableSubscription(id, this.clock.now());
     if (enabled === null) throw new NotFound(`no webhook subscription ${id}`);
-    const behind = (await this.store.backlog()).find((row) => row.subscriptionId === id);
+    const backlog = await this.store.backlog();
     return {
       subscription: enabled.subscription,
       wasDisabled: before.disabledAt !== null,
       requeued: enabled.requeued,
       changesLost: enabled.changesLost,
-      behind: {
-        changes: behind?.changes ?? 0,
-        orMore: behind?.orMore ?? false,
-        oldestAt: behind?.oldestAt ?? null,
-      },
+      behind: behindOf(backlog.find((row) => row.subscriptionId === id)),
     };
   }
 }
