@@ -3,6 +3,7 @@ import type { NewContact, NewMembership } from '../../application/ports/person-r
 import { isCalendarDate } from '../../domain/calendar-date';
 import { type ContactKind, isContactKind } from '../../domain/contact';
 import {
+  type Checked,
   checkChatId,
   checkMemberNumber,
   checkName,
@@ -89,27 +90,26 @@ function present<T>(value: unknown, read: () => T): T | undefined {
   return value === undefined ? undefined : read();
 }
 
+/** A checked value, or `fallback` with the check's error noted. */
+function valueOr<T>(checked: Checked<T>, fallback: T, errors: string[]): T {
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return fallback;
+  }
+  return checked.value;
+}
+
 function requiredName(field: string, value: unknown, errors: string[]): string {
   if (value === undefined || value === null) {
     errors.push(`${field} is required`);
     return '';
   }
-  const checked = checkName(field, value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return '';
-  }
-  return checked.value;
+  return valueOr(checkName(field, value), '', errors);
 }
 
 function externalId(field: string, value: unknown, errors: string[]): string | null {
   if (value === undefined) return null;
-  const checked = checkChatId(field, value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return null;
-  }
-  return checked.value;
+  return valueOr(checkChatId(field, value), null, errors);
 }
 
 function personId(value: unknown, errors: string[]): number | null {
@@ -123,12 +123,7 @@ function personId(value: unknown, errors: string[]): number | null {
 
 function memberNumber(value: unknown, errors: string[]): string | null {
   if (value === undefined) return null;
-  const checked = checkMemberNumber('member_number', value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return null;
-  }
-  return checked.value;
+  return valueOr(checkMemberNumber('member_number', value), null, errors);
 }
 
 function role(value: unknown, errors: string[]): Role | undefined {
