@@ -10,42 +10,10 @@ import type { PasswordHasher } from './application/ports/password-hasher';
 import type { Spools } from './application/ports/spool';
 import type { TokenService } from './application/ports/token-service';
 import { TYPES } from './application/ports/tokens';
-import { ChangePassword } from './application/accounts/change-password';
-import { CreateAccount } from './application/accounts/create-account';
-import { DisableAccount } from './application/accounts/disable-account';
-import { EnableAccount } from './application/accounts/enable-account';
-import { GrantPermission } from './application/accounts/grant-permission';
-import { ListAccounts } from './application/accounts/list-accounts';
-import { RevokePermission } from './application/accounts/revoke-permission';
-import { ReadAuditLog } from './application/audit/read-audit-log';
-import { CreateDemoDirectory } from './application/demo/create-demo-directory';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
 import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
-import { ListChanges } from './application/changes/list-changes';
 import { PruneChanges } from './application/changes/prune-changes';
-import { TakeChangesCursor } from './application/changes/take-changes-cursor';
-import { AuthenticateAccount } from './application/keys/authenticate-account';
-import { AuthenticateKey } from './application/keys/authenticate-key';
-import { IssueKey } from './application/keys/issue-key';
-import { ListKeys } from './application/keys/list-keys';
-import { RevokeKey } from './application/keys/revoke-key';
-import { ExportPeople } from './application/people/export-people';
-import { EraseLeftMembers, ErasePerson } from './application/people/erase-people';
-import { ExportPersonData } from './application/people/export-person-data';
-import { FindPeople } from './application/people/find-people';
-import { IdentifyPerson } from './application/people/identify-person';
-import { GetPerson } from './application/people/get-person';
-import { ImportPeople } from './application/people/import-people';
-import { SearchPeople } from './application/people/search-people';
-import { UpdatePerson } from './application/people/update-person';
-import { AddWebhook } from './application/webhooks/add-webhook';
-import { ListWebhookDeliveries } from './application/webhooks/list-webhook-deliveries';
-import { ListWebhooks } from './application/webhooks/list-webhooks';
-import { RedeliverWebhook } from './application/webhooks/redeliver-webhook';
-import { EnableWebhook } from './application/webhooks/enable-webhook';
-import { PingWebhook } from './application/webhooks/ping-webhook';
-import { RemoveWebhook } from './application/webhooks/remove-webhook';
-import { RotateWebhookSecret } from './application/webhooks/rotate-webhook-secret';
+import { bindUseCases } from './bind-use-cases';
 import type { Config } from './config';
 import { keyRateLimit } from './http/rate-limit';
 import { RequestActivity } from './http/request-activity';
@@ -191,6 +159,8 @@ export function createContainer(
   overrides: ContainerOverrides = {},
 ): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // Every use case, built when first asked for from the ports bound below.
+  bindUseCases(container);
 
   container.bind<Config>(APP.Config).toConstantValue(config);
   container.bind<Database>(APP.Database).toConstantValue(database);
@@ -316,7 +286,6 @@ export function createContainer(
     .toConstantValue(new LoggedOperatorEvents(logger, operatorMetrics));
   const sender = overrides.webhookSender ?? new HttpWebhookSender();
   container.bind<WebhookSender>(TYPES.WebhookSender).toConstantValue(sender);
-  container.bind(DeliverWebhooks).toSelf().inSingletonScope();
   const runner = new WebhookRunner(container.get(DeliverWebhooks), {
     concurrency: config.webhookConcurrency,
     pollIntervalMs: overrides.webhookPollMs ?? WEBHOOK_POLL_MS[database.kind],
@@ -345,48 +314,9 @@ export function createContainer(
       : null,
   );
 
-  // Every use case, each a singleton (the container's default scope). AuthenticateKey must be one:
-  // it remembers when each key was last touched.
   // The records an import checked, kept on disk until it writes them (docs/decisions.md).
   container.bind<Spools>(TYPES.Spools).toConstantValue(new FileSpools());
-  container.bind(SearchPeople).toSelf();
-  container.bind(GetPerson).toSelf();
-  container.bind(UpdatePerson).toSelf();
-  container.bind(ImportPeople).toSelf();
-  container.bind(ExportPeople).toSelf();
-  container.bind(AuthenticateAccount).toSelf();
-  container.bind(AuthenticateKey).toSelf();
-  container.bind(IssueKey).toSelf();
-  container.bind(ListKeys).toSelf();
-  container.bind(RevokeKey).toSelf();
-  container.bind(CreateAccount).toSelf();
-  container.bind(ListAccounts).toSelf();
-  container.bind(ChangePassword).toSelf();
-  container.bind(DisableAccount).toSelf();
-  container.bind(EnableAccount).toSelf();
-  container.bind(GrantPermission).toSelf();
-  container.bind(RevokePermission).toSelf();
-  container.bind(ReadAuditLog).toSelf();
-  container.bind(CreateDemoDirectory).toSelf();
-  container.bind(ListChanges).toSelf();
-  container.bind(TakeChangesCursor).toSelf();
-  container.bind(AnnounceMembershipTransitions).toSelf();
-  container.bind(AnnounceRenewalNotices).toSelf();
-  container.bind(PruneChanges).toSelf();
   container.bind<ErasurePurge>(TYPES.ErasurePurge).toConstantValue(new SqlErasurePurge(database.dataSource));
-  container.bind(ErasePerson).toSelf();
-  container.bind(EraseLeftMembers).toSelf();
-  container.bind(ExportPersonData).toSelf();
-  container.bind(FindPeople).toSelf();
-  container.bind(IdentifyPerson).toSelf();
-  container.bind(AddWebhook).toSelf();
-  container.bind(ListWebhooks).toSelf();
-  container.bind(RemoveWebhook).toSelf();
-  container.bind(RotateWebhookSecret).toSelf();
-  container.bind(ListWebhookDeliveries).toSelf();
-  container.bind(RedeliverWebhook).toSelf();
-  container.bind(EnableWebhook).toSelf();
-  container.bind(PingWebhook).toSelf();
 
   // Every instance runs them: the calendar's row locks and the idempotent prune make that safe.
   const jobs = [

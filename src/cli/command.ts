@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 import type { Config } from '../config';
 import type { Database } from '../infrastructure/persistence/database';
 import type { CliIo } from './cli-io';
+import { parsePositiveInteger } from './parse-values';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -12,6 +13,8 @@ export interface OptionSpec {
 
 /** What a running command gets: its arguments, the settings, and the composition root. */
 export interface CommandContext {
+  /** The command's words, e.g. "accounts create": what a UsageError names for its --help. */
+  name: string;
   io: CliIo;
   config: Config;
   values: Record<string, string | boolean | undefined>;
@@ -45,4 +48,49 @@ export interface Command {
    */
   check?(context: Omit<CommandContext, 'database' | 'container'>): Promise<void>;
   run(context: CommandContext): Promise<void>;
+}
+
+/** The parts of a command that most leave out, filled in by defineCommand. */
+type Defaulted = 'usage' | 'options' | 'positionals' | 'database';
+export type CommandDefinition = Omit<Command, Defaulted> & Partial<Pick<Command, Defaulted>>;
+
+/** "--limit N", or "--json" for an option without a value. */
+export function optionUsage(name: string, spec: OptionSpec): string {
+  return `--${name}${spec.value ? ` ${spec.value}` : ''}`;
+}
+
+/**
+ * A command as its file defines it, the common case filled in: no options, no positionals, the
+ * database migrated first, and, unless it gives its own, a usage line of the positionals (optional
+ * ones in brackets) and then every option in brackets.
+ */
+export function defineCommand(definition: CommandDefinition): Command {
+  const options = definition.options ?? {};
+  const positionals = definition.positionals ?? [];
+  const usage =
+    definition.usage ??
+    [
+      ...positionals.map(({ name, optional }) => (optional ? `[${name}]` : name)),
+      ...Object.entries(options).map(([name, spec]) => `[${optionUsage(name, spec)}]`),
+    ].join(' ');
+  return { ...definition, usage, options, positionals, database: definition.database ?? 'migrated' };
+}
+
+/**
+ * A command that takes one argument, the id of what it acts on (`ID` unless it names it
+ * otherwise): its run gets the id checked and parsed.
+ */
+export function defineIdCommand({
+  id = 'ID',
+  run,
+  ...definition
+}: Omit<CommandDefinition, 'positionals' | 'run'> & {
+  id?: string;
+  run(context: CommandContext, id: number): Promise<void>;
+}): Command {
+  return defineCommand({
+    ...definition,
+    positionals: [{ name: id }],
+    run: (context) => run(context, parsePositiveInteger(context.positionals[0], id, context.name)),
+  });
 }

@@ -1,4 +1,4 @@
-import type { Command } from './command';
+import { type Command, optionUsage } from './command';
 
 export const TOOL = 'npm run cli --';
 
@@ -41,7 +41,7 @@ export function groupHelp(group: string, commands: Command[]): string {
 
 export function commandHelp(command: Command): string {
   const options = Object.entries(command.options).map(([name, spec]) => [
-    `--${name}${spec.value ? ` ${spec.value}` : ''}`,
+    optionUsage(name, spec),
     spec.description,
   ]);
   options.push(['--help', 'show this help']);

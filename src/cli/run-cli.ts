@@ -53,9 +53,10 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       return EXIT_OK;
     }
     const config = loadConfig(io.env);
-    await invocation.command.check?.({ ...invocation, io, config });
+    const name = invocation.command.path.join(' ');
+    await invocation.command.check?.({ ...invocation, name, io, config });
     await withDatabase(config, invocation.command, options, io, async (database, container) => {
-      await invocation.command.run({ ...invocation, io, config, database, container });
+      await invocation.command.run({ ...invocation, name, io, config, database, container });
     });
     return EXIT_OK;
   } catch (error) {

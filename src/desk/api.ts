@@ -1,33 +1,13 @@
 // Every call the page makes to the directory's API, from the same origin, and how each failure is
 // put into words: the API's own messages, or a plain sentence when there is no answer to show.
 
-export const PERMISSIONS = ['read', 'write', 'manage'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+import type { Permission } from '../domain/permission';
 
-export interface Contact {
-  id: number;
-  kind: 'email' | 'phone' | 'address';
-  value: string;
-  label: string | null;
-}
-export interface Membership {
-  id: number;
-  club: { id: number; name: string };
-  kind: string | null;
-  start_date: string;
-  end_date: string | null;
-  current: boolean;
-}
-export interface Person {
-  id: number;
-  first_name: string;
-  last_name: string;
-  chat_id: string | null;
-  planner_id: string | null;
-  member_number: string | null;
-  contacts: Contact[];
-  memberships: Membership[];
-}
+// The API's own spellings, so that the page cannot drift from them: a person's fields as the API
+// view lists them (a type only: none of its code is bundled), and the permissions.
+export type { PersonView as Person } from '../application/people/person-view';
+export { PERMISSIONS, type Permission } from '../domain/permission';
+
 export interface IssuedKey {
   id: number;
   token: string;

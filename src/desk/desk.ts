@@ -2,11 +2,11 @@ import { ApiFailure, basicCredentials, call, type IssuedKey, json, PERMISSIONS }
 import { field, fill, h } from './dom';
 import { exportView } from './export';
 import { importView } from './import';
-import { busy, Messages } from './messages';
+import { busy, Messages, onSubmit } from './messages';
 import { PersonView } from './person';
 import { renewalsView } from './renewals';
 import { searchView } from './search';
-import { NEEDED_FOR, Session } from './session';
+import { lackingSection, NEEDED_FOR, Session } from './session';
 
 const root = document.getElementById('desk') as HTMLElement;
 // Problems nothing else caught: said on the page rather than left in the console.
@@ -33,9 +33,9 @@ function signInView(notice?: ApiFailure | string): void {
     'form',
     {
       'aria-labelledby': 'sign-in-heading',
-      onsubmit: (event) => {
-        event.preventDefault();
-        busy(submit, async () => {
+      onsubmit: onSubmit(
+        submit,
+        async () => {
           messages.clear();
           // A key for a day at most: one forgotten in a closed tab expires by itself.
           const response = await call('/keys', {
@@ -54,11 +54,12 @@ function signInView(notice?: ApiFailure | string): void {
             (failure) => signInView(failure),
           );
           deskView('search');
-        }).catch((problem) => {
+        },
+        (problem) => {
           messages.error(problem, 'Not signed in');
           password.input.focus();
-        });
-      },
+        },
+      ),
     },
     username.wrapper,
     password.wrapper,
@@ -190,11 +191,9 @@ function deskView(tab: Tab, focus = false): void {
   const searchMessages = new Messages();
   const searchSection = current.can('read')
     ? searchView(current, openPerson)
-    : h(
-        'section',
-        {},
+    : lackingSection(
         h('h2', { tabindex: -1 }, 'Search people'),
-        h('p', { class: 'missing' }, 'Searching needs the read permission, which this key lacks.'),
+        'Searching needs the read permission, which this key lacks.',
       );
   searchSection.append(searchMessages.element);
   const section =
@@ -203,11 +202,9 @@ function deskView(tab: Tab, focus = false): void {
       : tab === 'renewals'
         ? current.can('read')
           ? renewalsView(current)
-          : h(
-              'section',
-              {},
+          : lackingSection(
               h('h2', { tabindex: -1 }, 'Renewals'),
-              h('p', { class: 'missing' }, 'Renewals need the read permission, which this key lacks.'),
+              'Renewals need the read permission, which this key lacks.',
             )
         : tab === 'import'
           ? importView(current)

@@ -1,6 +1,6 @@
 import { download, h } from './dom';
 import { busy, Messages } from './messages';
-import type { Session } from './session';
+import { lackingSection, type Session } from './session';
 
 /** The file name the service gives in Content-Disposition, else one of our own. */
 function fileName(response: Response, fallback: string): string {
@@ -22,12 +22,7 @@ const EXPORTS = [
 export function exportView(session: Session): HTMLElement {
   const heading = h('h2', { id: 'export-heading', tabindex: -1 }, 'Export the directory');
   if (!session.can('manage'))
-    return h(
-      'section',
-      { 'aria-labelledby': 'export-heading' },
-      heading,
-      h('p', { class: 'missing' }, 'Exporting needs the manage permission, which this key lacks.'),
-    );
+    return lackingSection(heading, 'Exporting needs the manage permission, which this key lacks.');
   const messages = new Messages();
   const buttons = EXPORTS.map(({ label, query, extension }) => {
     const button = h('button', { type: 'button' }, label);

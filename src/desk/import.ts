@@ -1,7 +1,7 @@
 import { json } from './api';
 import { fill, h, uid } from './dom';
-import { busy, Messages } from './messages';
-import type { Session } from './session';
+import { busy, Messages, onSubmit } from './messages';
+import { lackingSection, type Session } from './session';
 
 interface ImportChange {
   where: string | null;
@@ -80,12 +80,7 @@ export function importView(session: Session): HTMLElement {
   const messages = new Messages();
   const heading = h('h2', { id: 'import-heading', tabindex: -1 }, 'Import a roster');
   if (!session.can('manage'))
-    return h(
-      'section',
-      { 'aria-labelledby': 'import-heading' },
-      heading,
-      h('p', { class: 'missing' }, 'Importing needs the manage permission, which this key lacks.'),
-    );
+    return lackingSection(heading, 'Importing needs the manage permission, which this key lacks.');
 
   const fileId = uid('roster');
   const input = h('input', { id: fileId, type: 'file', accept: '.csv,.json,text/csv,application/json' });
@@ -220,9 +215,9 @@ export function importView(session: Session): HTMLElement {
     'form',
     {
       'aria-labelledby': 'import-heading',
-      onsubmit: (event) => {
-        event.preventDefault();
-        busy(check, async () => {
+      onsubmit: onSubmit(
+        check,
+        async () => {
           messages.clear();
           apply.hidden = true;
           fill(report);
@@ -232,8 +227,9 @@ export function importView(session: Session): HTMLElement {
           checked = sent.file === null ? null : { file: sent.file, removeMissing: sent.removeMissing };
           apply.hidden = false;
           messages.info('Dry run done: read the changes below, then apply them or choose another file.');
-        }).catch((problem) => messages.error(problem, 'The file cannot be imported'));
-      },
+        },
+        (problem) => messages.error(problem, 'The file cannot be imported'),
+      ),
     },
     zone,
     h(

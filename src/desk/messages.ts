@@ -49,6 +49,21 @@ export class Messages {
   }
 }
 
+/**
+ * What a form does when submitted: the page stays, `work` runs with `button` busy (see busy), and
+ * a failure goes to `failed`.
+ */
+export function onSubmit(
+  button: HTMLButtonElement,
+  work: () => Promise<unknown>,
+  failed: (problem: unknown) => void,
+): (event: Event) => void {
+  return (event) => {
+    event.preventDefault();
+    busy(button, work).catch(failed);
+  };
+}
+
 /** Runs `work` with `button` disabled and marked busy, so a slow answer is neither lost nor sent twice. */
 export async function busy<T>(button: HTMLButtonElement, work: () => Promise<T>): Promise<T> {
   button.disabled = true;

@@ -1,8 +1,8 @@
 import { ApiFailure, json, type Person } from './api';
 import { download, field, fill, h } from './dom';
-import { busy, Messages } from './messages';
+import { busy, Messages, onSubmit } from './messages';
 import { fullName } from './people';
-import type { Session } from './session';
+import { lackingSection, type Session } from './session';
 
 interface AuditEntry {
   at: string;
@@ -250,10 +250,7 @@ export class PersonView {
         'form',
         {
           'aria-labelledby': 'correct-heading',
-          onsubmit: (event) => {
-            event.preventDefault();
-            busy(save, submit).catch((problem) => messages.error(problem, 'Not saved'));
-          },
+          onsubmit: onSubmit(save, submit, (problem) => messages.error(problem, 'Not saved')),
         },
         first.wrapper,
         last.wrapper,
@@ -333,15 +330,9 @@ export class PersonView {
   private manageSection(person: Person): HTMLElement {
     const heading = h('h3', { id: 'manage-heading' }, 'Subject access and erasure');
     if (!this.session.can('manage'))
-      return h(
-        'section',
-        { 'aria-labelledby': 'manage-heading' },
+      return lackingSection(
         heading,
-        h(
-          'p',
-          { class: 'missing' },
-          'Exporting and erasing need the manage permission, which this key lacks.',
-        ),
+        'Exporting and erasing need the manage permission, which this key lacks.',
       );
     const messages = new Messages();
     const exportButton = h('button', { type: 'button' }, 'Download their data (subject-access export)');

@@ -1,6 +1,6 @@
 import { json, type Person } from './api';
 import { download, field, fill, h } from './dom';
-import { busy, Messages } from './messages';
+import { Messages, onSubmit } from './messages';
 import { csvLine, currentUntil, firstContact, fullName, isoDate } from './people';
 import type { Session } from './session';
 
@@ -116,13 +116,10 @@ export function renewalsView(session: Session): HTMLElement {
       'form',
       {
         'aria-labelledby': 'renewals-heading',
-        onsubmit: (event) => {
-          event.preventDefault();
-          busy(show, list).catch((problem) => {
-            fill(results);
-            messages.error(problem, 'The list could not be read');
-          });
-        },
+        onsubmit: onSubmit(show, list, (problem) => {
+          fill(results);
+          messages.error(problem, 'The list could not be read');
+        }),
       },
       before.wrapper,
       h('div', { class: 'actions' }, show, csvButton),

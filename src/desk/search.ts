@@ -1,6 +1,6 @@
 import { json, type Person } from './api';
 import { field, fill, h, uid } from './dom';
-import { busy, Messages } from './messages';
+import { Messages, onSubmit } from './messages';
 import { firstContact, fullName, isCurrent } from './people';
 import type { Session } from './session';
 
@@ -98,13 +98,10 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
     {
       class: 'search',
       'aria-label': 'Search people',
-      onsubmit: (event) => {
-        event.preventDefault();
-        busy(submit, search).catch((problem) => {
-          fill(results);
-          messages.error(problem, 'The search failed');
-        });
-      },
+      onsubmit: onSubmit(submit, search, (problem) => {
+        fill(results);
+        messages.error(problem, 'The search failed');
+      }),
     },
     name.wrapper,
     email.wrapper,

@@ -1,4 +1,5 @@
 import { ApiFailure, type CallOptions, call, type Permission } from './api';
+import { h } from './dom';
 
 /** What a permission lets the secretary do on this page, for saying what a key lacks. */
 export const NEEDED_FOR: Record<Permission, string> = {
@@ -6,6 +7,16 @@ export const NEEDED_FOR: Record<Permission, string> = {
   write: 'correcting names and chat IDs',
   manage: 'imports, exports, erasing, subject-access exports and the history of changes',
 };
+
+/** A part of the page the key lacks a permission for: its heading, and a line that says so. */
+export function lackingSection(heading: HTMLElement, text: string): HTMLElement {
+  return h(
+    'section',
+    { 'aria-labelledby': heading.id === '' ? undefined : heading.id },
+    heading,
+    h('p', { class: 'missing' }, text),
+  );
+}
 
 /**
  * The signed-in secretary: their key, in this page's memory only (no cookie, no storage, so

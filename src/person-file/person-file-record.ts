@@ -2,7 +2,15 @@ import type { IncomingPerson } from '../application/people/import-people';
 import type { NewContact, NewMembership } from '../application/ports/person-repository';
 import { isCalendarDate } from '../domain/calendar-date';
 import { CONTACT_VALUE_MAX_LENGTH, type ContactKind, EMAIL_SHAPE, isContactKind } from '../domain/contact';
-import { checkChatId, checkMemberNumber, checkName, type Person, ROLES, type Role } from '../domain/person';
+import {
+  type Checked,
+  checkChatId,
+  checkMemberNumber,
+  checkName,
+  type Person,
+  ROLES,
+  type Role,
+} from '../domain/person';
 import { checkText, SHORT_TEXT_MAX_LENGTH } from '../domain/text';
 
 /**
@@ -76,27 +84,26 @@ function present<T>(value: unknown, read: () => T): T | undefined {
   return value === undefined ? undefined : read();
 }
 
+/** A checked value, or `fallback` with the check's error noted. */
+function valueOr<T>(checked: Checked<T>, fallback: T, errors: string[]): T {
+  if ('error' in checked) {
+    errors.push(checked.error);
+    return fallback;
+  }
+  return checked.value;
+}
+
 function requiredName(field: string, value: unknown, errors: string[]): string {
   if (value === undefined || value === null) {
     errors.push(`${field} is required`);
     return '';
   }
-  const checked = checkName(field, value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return '';
-  }
-  return checked.value;
+  return valueOr(checkName(field, value), '', errors);
 }
 
 function externalId(field: string, value: unknown, errors: string[]): string | null {
   if (value === undefined) return null;
-  const checked = checkChatId(field, value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return null;
-  }
-  return checked.value;
+  return valueOr(checkChatId(field, value), null, errors);
 }
 
 function personId(value: unknown, errors: string[]): number | null {
@@ -110,12 +117,7 @@ function personId(value: unknown, errors: string[]): number | null {
 
 function memberNumber(value: unknown, errors: string[]): string | null {
   if (value === undefined) return null;
-  const checked = checkMemberNumber('member_number', value);
-  if ('error' in checked) {
-    errors.push(checked.error);
-    return null;
-  }
-  return checked.value;
+  return valueOr(checkMemberNumber('member_number', value), null, errors);
 }
 
 function role(value: unknown, errors: string[]): Role | undefined {

@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import { InvalidInput } from '../../domain/errors';
 import { checkPassword } from '../../domain/password';
 import type { PasswordHasher } from '../ports/password-hasher';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { findAccount, operatorChange } from './operator-change';
 
@@ -12,11 +10,10 @@ export interface ChangePasswordInput {
 }
 
 /** Sets a new password. Keys already issued stay valid: revoke them separately if they leaked. */
-@injectable()
 export class ChangePassword {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.PasswordHasher) private readonly passwords: PasswordHasher,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly passwords: PasswordHasher,
   ) {}
 
   async execute({ username, password }: ChangePasswordInput): Promise<void> {

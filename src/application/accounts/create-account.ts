@@ -1,4 +1,3 @@
-import { inject, injectable } from 'inversify';
 import { USERNAME_PATTERN } from '../../domain/account';
 import { Conflict, InvalidInput, NotFound } from '../../domain/errors';
 import { checkPassword } from '../../domain/password';
@@ -6,7 +5,6 @@ import { normalizePermissions, type Permission } from '../../domain/permission';
 import { checkName, type Role } from '../../domain/person';
 import type { AccountSummary } from '../ports/account-repository';
 import type { PasswordHasher } from '../ports/password-hasher';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { operatorChange } from './operator-change';
 
@@ -28,11 +26,10 @@ export interface CreateAccountInput {
 
 export type CreateAccountOutput = Omit<AccountSummary, 'activeKeyCount'>;
 
-@injectable()
 export class CreateAccount {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.PasswordHasher) private readonly passwords: PasswordHasher,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly passwords: PasswordHasher,
   ) {}
 
   async execute(input: CreateAccountInput): Promise<CreateAccountOutput> {

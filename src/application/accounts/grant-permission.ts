@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import { normalizePermissions, type Permission } from '../../domain/permission';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { findAccount, operatorChange } from './operator-change';
 
@@ -15,9 +13,8 @@ export interface PermissionChangeOutput {
   changed: boolean;
 }
 
-@injectable()
 export class GrantPermission {
-  constructor(@inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork) {}
+  constructor(private readonly unitOfWork: UnitOfWork) {}
 
   async execute({ username, permissions }: GrantPermissionInput): Promise<PermissionChangeOutput> {
     return this.unitOfWork.run(async (tx) => {

@@ -1,14 +1,11 @@
-import { inject, injectable } from 'inversify';
 import type { AccountRepository, AccountSummary } from '../ports/account-repository';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 
 /** Every account by username: no password hash is ever part of a summary. */
-@injectable()
 export class ListAccounts {
   constructor(
-    @inject(TYPES.AccountRepository) private readonly accounts: AccountRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly accounts: AccountRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute(): Promise<AccountSummary[]> {

@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { normalizePermissions, type Permission } from '../../domain/permission';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import type { PermissionChangeOutput } from './grant-permission';
 import { findAccount, operatorChange } from './operator-change';
@@ -17,11 +15,10 @@ export interface RevokePermissionInput {
  * holds (SPEC §1: a key's permissions are a subset of its account's). So GET /keys shows what each
  * key can do, and granting the permission again later does not widen the old keys.
  */
-@injectable()
 export class RevokePermission {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ username, permissions }: RevokePermissionInput): Promise<PermissionChangeOutput> {

@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import type { AuditEntry } from '../../domain/audit-entry';
 import { InvalidInput } from '../../domain/errors';
 import type { AuditLog } from '../ports/audit-log';
-import { TYPES } from '../ports/tokens';
 
 export interface ReadAuditLogInput {
   /** Entries about this person (or account), or made by this account. */
@@ -15,9 +13,8 @@ export const AUDIT_DEFAULT_LIMIT = 100;
 export const AUDIT_MAX_LIMIT = 10_000;
 
 /** The newest entries of the audit log first. */
-@injectable()
 export class ReadAuditLog {
-  constructor(@inject(TYPES.AuditLog) private readonly audit: AuditLog) {}
+  constructor(private readonly audit: AuditLog) {}
 
   async execute(input: ReadAuditLogInput = {}): Promise<AuditEntry[]> {
     const limit = input.limit ?? AUDIT_DEFAULT_LIMIT;

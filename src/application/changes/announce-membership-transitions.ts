@@ -1,7 +1,5 @@
-import { inject, injectable } from 'inversify';
 import type { NewChange } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 /** Memberships dealt with per transaction: a few hundred changes at most, and short row locks. */
@@ -23,11 +21,10 @@ export interface AnnounceMembershipTransitionsOutput {
  * calendar (it was written already current, or already ended): its writer's change told it, and
  * it is only marked done here.
  */
-@injectable()
 export class AnnounceMembershipTransitions {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute(): Promise<AnnounceMembershipTransitionsOutput> {

@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 /** Memberships dealt with per transaction, as for the other calendar changes. */
@@ -20,11 +18,10 @@ export interface AnnounceRenewalNoticesInput {
  * person kept on by a membership covering the day after that end date (a renewal already
  * recorded) is not told: they are not ending, as the ending_before filter says.
  */
-@injectable()
 export class AnnounceRenewalNotices {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ noticeDays }: AnnounceRenewalNoticesInput): Promise<{ ending: number }> {

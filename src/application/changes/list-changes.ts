@@ -1,9 +1,7 @@
-import { inject, injectable } from 'inversify';
 import { Gone, InvalidInput } from '../../domain/errors';
 import { checkPageLimit } from '../page-limit';
 import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import { decodeCursor, encodeCursor } from './change-cursor';
 
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -32,11 +30,10 @@ export interface ChangePageEnd {
 }
 
 /** Who may read is decided before this runs (the key's `read` permission, at the edge). */
-@injectable()
 export class ListChanges {
   constructor(
-    @inject(TYPES.ChangeFeed) private readonly feed: ChangeFeed,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly feed: ChangeFeed,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ after, limit = DEFAULT_CHANGES_LIMIT }: ListChangesInput): Promise<ListChangesOutput> {

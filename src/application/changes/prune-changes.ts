@@ -1,7 +1,5 @@
-import { inject, injectable } from 'inversify';
 import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { ErasurePurge } from '../ports/erasure-purge';
 import type { WebhookStore } from '../ports/webhook-store';
 
@@ -13,13 +11,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * tell the same changes (and erased people's ids) to whoever reads the delivery log (SPEC §7).
  * Safe to run on several instances at once.
  */
-@injectable()
 export class PruneChanges {
   constructor(
-    @inject(TYPES.ChangeFeed) private readonly feed: ChangeFeed,
-    @inject(TYPES.WebhookStore) private readonly webhooks: WebhookStore,
-    @inject(TYPES.ErasurePurge) private readonly erasures: ErasurePurge,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly feed: ChangeFeed,
+    private readonly webhooks: WebhookStore,
+    private readonly erasures: ErasurePurge,
+    private readonly clock: Clock,
   ) {}
 
   /** Returns how many changes were removed. */

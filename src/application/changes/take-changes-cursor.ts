@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import type { ChangeFeed } from '../ports/change-feed';
-import { TYPES } from '../ports/tokens';
 import { encodeCursor } from './change-cursor';
 
 /**
@@ -12,11 +10,10 @@ import { encodeCursor } from './change-cursor';
  * again: it began before their people are read, which is all the guarantee needs, and the chat
  * bot's many lookups then cost one query more between them rather than one each.
  */
-@injectable()
 export class TakeChangesCursor {
   private reading: Promise<string> | null = null;
 
-  constructor(@inject(TYPES.ChangeFeed) private readonly feed: ChangeFeed) {}
+  constructor(private readonly feed: ChangeFeed) {}
 
   execute(): Promise<string> {
     if (this.reading !== null) return this.reading;

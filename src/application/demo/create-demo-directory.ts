@@ -1,10 +1,8 @@
-import { inject, injectable } from 'inversify';
 import { Conflict, InvalidInput } from '../../domain/errors';
 import { checkPassword } from '../../domain/password';
 import type { Permission } from '../../domain/permission';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher } from '../ports/password-hasher';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { operatorChange } from '../accounts/operator-change';
 import { DEMO_CLUBS, demoAdmins, demoPeople } from './demo-people';
@@ -29,12 +27,11 @@ export interface CreateDemoDirectoryOutput {
  * Fills an empty directory with a small, realistic one and adds an account to try the API with.
  * Refuses a directory that already holds people, so that demo data never mixes with real members.
  */
-@injectable()
 export class CreateDemoDirectory {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.PasswordHasher) private readonly passwords: PasswordHasher,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly passwords: PasswordHasher,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ password }: CreateDemoDirectoryInput): Promise<CreateDemoDirectoryOutput> {

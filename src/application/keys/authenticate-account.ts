@@ -1,11 +1,9 @@
-import { inject, injectable } from 'inversify';
 import type { Account } from '../../domain/account';
 import { Overloaded, TooManyAttempts, Unauthenticated } from '../../domain/errors';
 import type { AccountRepository } from '../ports/account-repository';
 import type { LoginThrottle } from '../ports/login-throttle';
 import type { OperatorEvents } from '../ports/operator-events';
 import type { PasswordHasher } from '../ports/password-hasher';
-import { TYPES } from '../ports/tokens';
 import { countedAddress } from './counted-address';
 
 export interface AuthenticateAccountInput {
@@ -22,13 +20,12 @@ const WRONG_CREDENTIALS = 'wrong username or password';
  * account, or refuses: wrong credentials and a disabled account alike, too many failed attempts
  * apart. Nothing else about the request is looked at before it has answered.
  */
-@injectable()
 export class AuthenticateAccount {
   constructor(
-    @inject(TYPES.AccountRepository) private readonly accounts: AccountRepository,
-    @inject(TYPES.PasswordHasher) private readonly passwords: PasswordHasher,
-    @inject(TYPES.LoginThrottle) private readonly throttle: LoginThrottle,
-    @inject(TYPES.OperatorEvents) private readonly events: OperatorEvents,
+    private readonly accounts: AccountRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly throttle: LoginThrottle,
+    private readonly events: OperatorEvents,
   ) {}
 
   async execute(input: AuthenticateAccountInput): Promise<Account> {

@@ -1,10 +1,8 @@
-import { inject, injectable } from 'inversify';
 import { isActive } from '../../domain/api-key';
 import { Unauthenticated } from '../../domain/errors';
 import type { ApiKeyRepository } from '../ports/api-key-repository';
 import type { Clock } from '../ports/clock';
 import type { TokenService } from '../ports/token-service';
-import { TYPES } from '../ports/tokens';
 import type { Principal } from '../principal';
 
 export interface AuthenticateKeyInput {
@@ -21,14 +19,13 @@ const MAX_REMEMBERED_TOUCHES = 10_000;
  * Turns a bearer token into a Principal. Bind it as a singleton: it remembers when each key was
  * last touched so that a burst of requests does not write last_used_at each time.
  */
-@injectable()
 export class AuthenticateKey {
   private readonly touchedAt = new Map<number, number>();
 
   constructor(
-    @inject(TYPES.ApiKeyRepository) private readonly keys: ApiKeyRepository,
-    @inject(TYPES.TokenService) private readonly tokens: TokenService,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly keys: ApiKeyRepository,
+    private readonly tokens: TokenService,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ token }: AuthenticateKeyInput): Promise<Principal> {

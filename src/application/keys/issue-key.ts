@@ -1,11 +1,9 @@
-import { inject, injectable } from 'inversify';
 import { type ApiKey, KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../domain/api-key';
 import { Conflict, InvalidInput, Unauthenticated } from '../../domain/errors';
 import { normalizePermissions, type Permission } from '../../domain/permission';
 import { checkText } from '../../domain/text';
 import type { Clock } from '../ports/clock';
 import type { TokenService } from '../ports/token-service';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface IssueKeyInput {
@@ -27,12 +25,11 @@ export interface IssueKeyOutput {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Issues a key to an account that has signed in. */
-@injectable()
 export class IssueKey {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.TokenService) private readonly tokens: TokenService,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly tokens: TokenService,
+    private readonly clock: Clock,
   ) {}
 
   async execute(input: IssueKeyInput): Promise<IssueKeyOutput> {

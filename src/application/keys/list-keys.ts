@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import type { ApiKey } from '../../domain/api-key';
 import type { ApiKeyRepository } from '../ports/api-key-repository';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { Principal } from '../principal';
 
 export interface ListKeysInput {
@@ -10,11 +8,10 @@ export interface ListKeysInput {
 }
 
 /** The account's keys neither revoked nor expired, oldest first. Any valid key may ask. */
-@injectable()
 export class ListKeys {
   constructor(
-    @inject(TYPES.ApiKeyRepository) private readonly keys: ApiKeyRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly keys: ApiKeyRepository,
+    private readonly clock: Clock,
   ) {}
 
   execute({ principal }: ListKeysInput): Promise<ApiKey[]> {

@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import { type ApiKey, isActive } from '../../domain/api-key';
 import { NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
 
@@ -12,11 +10,10 @@ export interface RevokeKeyInput {
   keyId?: number;
 }
 
-@injectable()
 export class RevokeKey {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ principal, keyId }: RevokeKeyInput): Promise<ApiKey> {

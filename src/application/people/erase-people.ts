@@ -1,10 +1,8 @@
-import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { isCalendarDate } from '../../domain/calendar-date';
 import { InvalidInput, NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
 import type { PersonIdentity } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
 
@@ -75,11 +73,10 @@ export interface ErasePersonOutput {
 }
 
 /** `people erase ID`: one person, in one transaction. */
-@injectable()
 export class ErasePerson {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   execute({ id, confirmAccount, principal }: ErasePersonInput): Promise<ErasePersonOutput> {
@@ -118,11 +115,10 @@ export interface EraseLeftMembersInput {
  * before the date and who holds no account, in one transaction; a dry run only lists them. A date
  * after today (in DIRECTORY_TIMEZONE) is refused, dry run or not.
  */
-@injectable()
 export class EraseLeftMembers {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {

@@ -1,9 +1,7 @@
-import { inject, injectable } from 'inversify';
 import { isCurrent } from '../../domain/membership';
 import { isVisible, type Person } from '../../domain/person';
 import type { Principal } from '../principal';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface ExportPeopleInput {
@@ -27,11 +25,10 @@ export interface ExportPeopleOutput {
  * People are read in batches and handed on one by one, so that memory does not grow with the
  * directory; one transaction keeps the reading consistent while it runs.
  */
-@injectable()
 export class ExportPeople {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ write, current = false, by }: ExportPeopleInput): Promise<ExportPeopleOutput> {

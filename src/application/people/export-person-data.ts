@@ -1,4 +1,3 @@
-import { inject, injectable } from 'inversify';
 import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
@@ -6,7 +5,6 @@ import { NotFound } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
 import type { Change } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface PersonData {
@@ -29,11 +27,10 @@ export interface PersonData {
  * Everything the directory holds about one person (SPEC §8), the answer to a subject access
  * request; read in one transaction, so that the parts agree with each other.
  */
-@injectable()
 export class ExportPersonData {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   /**

@@ -1,4 +1,3 @@
-import { inject, injectable } from 'inversify';
 import { InvalidInput } from '../../domain/errors';
 import { isCurrent } from '../../domain/membership';
 import type { Person } from '../../domain/person';
@@ -6,7 +5,6 @@ import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../../domain/person
 import { checkText } from '../../domain/text';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 
 /** A person as the command line shows them to be told apart: who, how to reach, whether a member. */
 export interface FoundPerson {
@@ -37,11 +35,10 @@ export function foundPerson(person: Person, today: string): FoundPerson {
  * matches (case folding; % _ and \ themselves). One search per field, so that each keeps its
  * index; admins and erased people are never found, as in every people result.
  */
-@injectable()
 export class FindPeople {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ text }: { text: string }): Promise<FoundPerson[]> {

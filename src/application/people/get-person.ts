@@ -1,9 +1,7 @@
-import { inject, injectable } from 'inversify';
 import { NotFound } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 
 /** Who may read people is decided before this runs (the key's `read` permission, at the edge). */
 export interface GetPersonInput {
@@ -15,11 +13,10 @@ export interface GetPersonOutput {
   person: Person;
 }
 
-@injectable()
 export class GetPerson {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ id }: GetPersonInput): Promise<GetPersonOutput> {

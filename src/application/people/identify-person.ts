@@ -1,8 +1,6 @@
-import { inject, injectable } from 'inversify';
 import { NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import { type FoundPerson, foundPerson } from './find-people';
 
 /** How the command line names one person: by the directory's id or by the society's member number. */
@@ -19,11 +17,10 @@ export interface IdentifiedPerson extends FoundPerson {
  * that asked decides what it does with them), with what a confirmation shows of them. NotFound
  * when nobody has that id or member number.
  */
-@injectable()
 export class IdentifyPerson {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute(reference: PersonReference): Promise<IdentifiedPerson> {

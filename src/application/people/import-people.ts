@@ -1,4 +1,3 @@
-import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { InvalidInput } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
@@ -8,7 +7,6 @@ import type { NewChange } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import type { NewPerson, PersonIdentity, PersonReplacement } from '../ports/person-repository';
 import type { Spool, Spools } from '../ports/spool';
-import { TYPES } from '../ports/tokens';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import { erasePeople } from './erase-people';
 import { diffPerson, type FieldChange, type WantedPerson } from './person-diff';
@@ -136,12 +134,11 @@ interface Plan {
  * no record names are erased. Every record is checked, against the file and the directory, before
  * anything is written; then everything is written in the same transaction, all or nothing.
  */
-@injectable()
 export class ImportPeople {
   constructor(
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
-    @inject(TYPES.Spools) private readonly spools: Spools,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly spools: Spools,
   ) {}
 
   async execute(input: ImportPeopleInput): Promise<ImportPeopleOutput> {

@@ -1,9 +1,7 @@
-import { inject, injectable } from 'inversify';
 import { isLookup, type PersonFilter } from '../../domain/person-filter';
 import { checkPageLimit, MAX_PAGE_LIMIT } from '../page-limit';
 import type { Clock } from '../ports/clock';
 import type { PersonQuery, PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import type { RenderedPerson } from '../ports/person-repository';
 
 /**
@@ -44,11 +42,10 @@ export type SearchPeopleOutput = { today: string } & (
  */
 export const WHOLE_LOOKUP_SIZE = MAX_PAGE_LIMIT;
 
-@injectable()
 export class SearchPeople {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ filter, limit, after, beforeRead }: SearchPeopleInput): Promise<SearchPeopleOutput> {

@@ -1,4 +1,3 @@
-import { inject, injectable } from 'inversify';
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../domain/errors';
 import {
@@ -12,7 +11,6 @@ import {
 import type { ChangedField } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
-import { TYPES } from '../ports/tokens';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
 
@@ -39,12 +37,11 @@ const FIELDS = (['firstName', 'lastName', 'chatId'] as const satisfies (keyof Pe
   (key) => ({ key, name: FIELD_NAMES[key] }),
 );
 
-@injectable()
 export class UpdatePerson {
   constructor(
-    @inject(TYPES.PersonRepository) private readonly people: PersonRepository,
-    @inject(TYPES.UnitOfWork) private readonly unitOfWork: UnitOfWork,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly people: PersonRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {}
 
   async execute(input: UpdatePersonInput): Promise<UpdatePersonOutput> {

@@ -1,5 +1,40 @@
+import type { AccountRepository } from './account-repository';
+import type { ApiKeyRepository } from './api-key-repository';
+import type { AuditLog } from './audit-log';
+import type { ChangeFeed } from './change-feed';
+import type { Clock } from './clock';
+import type { ErasurePurge } from './erasure-purge';
+import type { LoginThrottle } from './login-throttle';
+import type { OperatorEvents } from './operator-events';
+import type { PasswordHasher } from './password-hasher';
+import type { PersonRepository } from './person-repository';
+import type { Spools } from './spool';
+import type { TokenService } from './token-service';
+import type { UnitOfWork } from './unit-of-work';
+import type { WebhookSender } from './webhook-sender';
+import type { WebhookStore } from './webhook-store';
+
+/** Every port by name, with the type its adapter has: what the use cases are built from. */
+export interface Ports {
+  PersonRepository: PersonRepository;
+  AccountRepository: AccountRepository;
+  ApiKeyRepository: ApiKeyRepository;
+  AuditLog: AuditLog;
+  ChangeFeed: ChangeFeed;
+  UnitOfWork: UnitOfWork;
+  PasswordHasher: PasswordHasher;
+  TokenService: TokenService;
+  Clock: Clock;
+  LoginThrottle: LoginThrottle;
+  WebhookStore: WebhookStore;
+  WebhookSender: WebhookSender;
+  OperatorEvents: OperatorEvents;
+  ErasurePurge: ErasurePurge;
+  Spools: Spools;
+}
+
 /** Injection identifiers of the ports; the composition root binds an adapter to each. */
-export const TYPES = {
+export const TYPES: { readonly [Name in keyof Ports]: symbol } = {
   PersonRepository: Symbol.for('PersonRepository'),
   AccountRepository: Symbol.for('AccountRepository'),
   ApiKeyRepository: Symbol.for('ApiKeyRepository'),
@@ -15,4 +50,4 @@ export const TYPES = {
   OperatorEvents: Symbol.for('OperatorEvents'),
   ErasurePurge: Symbol.for('ErasurePurge'),
   Spools: Symbol.for('Spools'),
-} as const;
+};

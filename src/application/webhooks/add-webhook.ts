@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import { CHANGE_TYPES, type ChangeType } from '../ports/change-log';
-import { TYPES } from '../ports/tokens';
 import type { WebhookStore, WebhookSubscription } from '../ports/webhook-store';
 import { InvalidInput } from '../../domain/errors';
 import { webhookUrlProblem } from '../../domain/webhook';
@@ -22,9 +20,8 @@ export interface AddedWebhook {
 }
 
 /** Subscribes a URL to the changes from now on, with a new secret. */
-@injectable()
 export class AddWebhook {
-  constructor(@inject(TYPES.WebhookStore) private readonly store: WebhookStore) {}
+  constructor(private readonly store: WebhookStore) {}
 
   async execute({ url, events }: AddWebhookInput): Promise<AddedWebhook> {
     const problem = webhookUrlProblem(url);

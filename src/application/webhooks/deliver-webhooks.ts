@@ -1,7 +1,5 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
 import type { OperatorEvents, WebhookAttemptOutcome } from '../ports/operator-events';
-import { TYPES } from '../ports/tokens';
 import type { WebhookMessage, WebhookSender } from '../ports/webhook-sender';
 import type {
   ChangeWindow,
@@ -47,13 +45,12 @@ function attemptOutcome(outcome: DeliveryOutcome): WebhookAttemptOutcome {
  * what came of it. When and how often they run is the runner's business
  * (infrastructure/webhooks/webhook-runner.ts). Sends happen outside any transaction.
  */
-@injectable()
 export class DeliverWebhooks {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.WebhookSender) private readonly sender: WebhookSender,
-    @inject(TYPES.Clock) private readonly clock: Clock,
-    @inject(TYPES.OperatorEvents) private readonly events: OperatorEvents,
+    private readonly store: WebhookStore,
+    private readonly sender: WebhookSender,
+    private readonly clock: Clock,
+    private readonly events: OperatorEvents,
   ) {}
 
   /** Leases up to `limit` subscriptions behind the change log, each with its window of changes. */

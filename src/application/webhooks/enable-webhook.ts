@@ -1,7 +1,6 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
-import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
+import type { WebhookStore, WebhookSubscription } from '../ports/webhook-store';
+import { type Behind, behindOf } from './list-webhooks';
 import { NotFound } from '../../domain/errors';
 
 export interface EnabledWebhook {
@@ -13,7 +12,7 @@ export interface EnabledWebhook {
   /** Changes it missed that retention removed before they could be sent. */
   changesLost: boolean;
   /** What it is to be sent now, the requeued deliveries included. */
-  behind: Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
+  behind: Behind;
 }
 
 /**
@@ -23,11 +22,10 @@ export interface EnabledWebhook {
  * receiver that would rather skip them catches up from GET /changes instead: remove the
  * subscription and add it again. docs/decisions.md, "Enabling a webhook subscription again".
  */
-@injectable()
 export class EnableWebhook {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ id }: { id: number }): Promise<EnabledWebhook> {
@@ -35,17 +33,13 @@ export class EnableWebhook {
     if (before === null) throw new NotFound(`no webhook subscription ${id}`);
     const enabled = await this.store.enableSubscription(id, this.clock.now());
     if (enabled === null) throw new NotFound(`no webhook subscription ${id}`);
-    const behind = (await this.store.backlog()).find((row) => row.subscriptionId === id);
+    const backlog = await this.store.backlog();
     return {
       subscription: enabled.subscription,
       wasDisabled: before.disabledAt !== null,
       requeued: enabled.requeued,
       changesLost: enabled.changesLost,
-      behind: {
-        changes: behind?.changes ?? 0,
-        orMore: behind?.orMore ?? false,
-        oldestAt: behind?.oldestAt ?? null,
-      },
+      behind: behindOf(backlog.find((row) => row.subscriptionId === id)),
     };
   }
 }

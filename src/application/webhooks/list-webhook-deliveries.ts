@@ -1,5 +1,3 @@
-import { inject, injectable } from 'inversify';
-import { TYPES } from '../ports/tokens';
 import type { WebhookDelivery, WebhookStore } from '../ports/webhook-store';
 import { NotFound } from '../../domain/errors';
 
@@ -11,9 +9,8 @@ export interface ListWebhookDeliveriesInput {
 }
 
 /** A subscription's deliveries, newest first, each with its attempts. */
-@injectable()
 export class ListWebhookDeliveries {
-  constructor(@inject(TYPES.WebhookStore) private readonly store: WebhookStore) {}
+  constructor(private readonly store: WebhookStore) {}
 
   async execute({
     subscriptionId,

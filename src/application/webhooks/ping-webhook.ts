@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { SendResult, WebhookSender } from '../ports/webhook-sender';
 import type { WebhookStore } from '../ports/webhook-store';
 import { NotFound } from '../../domain/errors';
@@ -19,12 +17,11 @@ export interface PingResult extends SendResult {
  * subscription's secrets like every delivery, whether the subscription is enabled or not. It is
  * not a change: nothing is recorded, in the feed or among the deliveries, and it is not retried.
  */
-@injectable()
 export class PingWebhook {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.WebhookSender) private readonly sender: WebhookSender,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly store: WebhookStore,
+    private readonly sender: WebhookSender,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ id }: { id: number }): Promise<PingResult> {

@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { WebhookDelivery, WebhookStore } from '../ports/webhook-store';
 import { Conflict, NotFound } from '../../domain/errors';
 
@@ -8,11 +6,10 @@ import { Conflict, NotFound } from '../../domain/errors';
  * Sends a delivery again, as soon as a running service can: with the same webhook-id (receivers
  * that already have it can tell), a fresh three days of retries, delivered or not before.
  */
-@injectable()
 export class RedeliverWebhook {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ deliveryId }: { deliveryId: number }): Promise<WebhookDelivery> {

@@ -1,12 +1,9 @@
-import { inject, injectable } from 'inversify';
-import { TYPES } from '../ports/tokens';
 import type { WebhookStore } from '../ports/webhook-store';
 import { NotFound } from '../../domain/errors';
 
 /** Ends a subscription: nothing more is sent to it, and its deliveries are forgotten. */
-@injectable()
 export class RemoveWebhook {
-  constructor(@inject(TYPES.WebhookStore) private readonly store: WebhookStore) {}
+  constructor(private readonly store: WebhookStore) {}
 
   async execute({ id }: { id: number }): Promise<void> {
     if (!(await this.store.removeSubscription(id))) throw new NotFound(`no webhook subscription ${id}`);

@@ -1,6 +1,4 @@
-import { inject, injectable } from 'inversify';
 import type { Clock } from '../ports/clock';
-import { TYPES } from '../ports/tokens';
 import type { WebhookStore } from '../ports/webhook-store';
 import { NotFound } from '../../domain/errors';
 import { PREVIOUS_SECRET_LIFETIME_MS } from '../../domain/webhook';
@@ -17,11 +15,10 @@ export interface RotatedSecret {
  * receiver can switch without refusing a delivery. A second rotation within the day retires the
  * first old secret at once: only the two latest sign.
  */
-@injectable()
 export class RotateWebhookSecret {
   constructor(
-    @inject(TYPES.WebhookStore) private readonly store: WebhookStore,
-    @inject(TYPES.Clock) private readonly clock: Clock,
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
   ) {}
 
   async execute({ id }: { id: number }): Promise<RotatedSecret> {

@@ -1,13 +1,11 @@
 import { CreateAccount } from '../../application/accounts/create-account';
 import { UsageError } from '../cli-errors';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { parsePermissions, parsePositiveInteger } from '../parse-values';
 import { readPassword } from '../read-password';
 import { printLine } from '../write-text';
 
-const NAME = 'accounts create';
-
-export const accountsCreate: Command = {
+export const accountsCreate = defineCommand({
   path: ['accounts', 'create'],
   summary: 'create an account (login credentials) for the API',
   usage:
@@ -38,23 +36,21 @@ export const accountsCreate: Command = {
       description: 'read the password from this environment variable',
     },
   },
-  positionals: [],
-  database: 'migrated',
-  async run({ io, values, container }) {
+  async run({ name, io, values, container }) {
     const username = values.username as string | undefined;
-    if (username === undefined) throw new UsageError('--username is required', NAME);
+    if (username === undefined) throw new UsageError('--username is required', name);
     const personIdText = values['person-id'] as string | undefined;
     const firstName = values['first-name'] as string | undefined;
     const lastName = values['last-name'] as string | undefined;
     if (personIdText !== undefined && (firstName !== undefined || lastName !== undefined)) {
-      throw new UsageError('give either --person-id or --first-name and --last-name, not both', NAME);
+      throw new UsageError('give either --person-id or --first-name and --last-name, not both', name);
     }
     if ((firstName === undefined) !== (lastName === undefined)) {
-      throw new UsageError('--first-name and --last-name go together', NAME);
+      throw new UsageError('--first-name and --last-name go together', name);
     }
     const personId =
-      personIdText === undefined ? undefined : parsePositiveInteger(personIdText, '--person-id', NAME);
-    const permissions = parsePermissions((values.permissions as string | undefined) ?? '', NAME);
+      personIdText === undefined ? undefined : parsePositiveInteger(personIdText, '--person-id', name);
+    const permissions = parsePermissions((values.permissions as string | undefined) ?? '', name);
     const password = await readPassword(io, values['password-env'] as string | undefined);
 
     const account = await container.get(CreateAccount).execute({
@@ -78,4 +74,4 @@ export const accountsCreate: Command = {
       );
     }
   },
-};
+});

@@ -1,17 +1,14 @@
-import { EnableAccount } from '../../application/accounts/enable-account';
-import type { Command } from '../command';
+import { SetAccountDisabled } from '../../application/accounts/set-account-disabled';
+import { defineCommand } from '../command';
 import { printLine } from '../write-text';
 
-export const accountsEnable: Command = {
+export const accountsEnable = defineCommand({
   path: ['accounts', 'enable'],
   summary: 'undo accounts disable',
-  usage: 'U',
   description: 'Enables the account U again; its keys that are neither revoked nor expired work again.',
-  options: {},
   positionals: [{ name: 'U' }],
-  database: 'migrated',
   async run({ io, positionals: [username], container }) {
-    const { changed } = await container.get(EnableAccount).execute({ username });
+    const { changed } = await container.get(SetAccountDisabled).execute({ username, disabled: false });
     printLine(io.stdout, changed ? `enabled "${username}"` : `"${username}" was not disabled`);
   },
-};
+});

@@ -1,21 +1,18 @@
 import { GrantPermission } from '../../application/accounts/grant-permission';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { parsePermissions } from '../parse-values';
 import { printLine } from '../write-text';
 
-export const accountsGrant: Command = {
+export const accountsGrant = defineCommand({
   path: ['accounts', 'grant'],
   summary: 'give an account a permission (read, write)',
-  usage: 'U PERM',
   description: [
     'Grants PERM (read, write, or both as read,write) to the account U. Keys issued from now on',
     'may carry it; keys issued before keep the permissions they were issued with.',
   ].join('\n'),
-  options: {},
   positionals: [{ name: 'U' }, { name: 'PERM' }],
-  database: 'migrated',
-  async run({ io, positionals: [username, perm], container }) {
-    const permissions = parsePermissions(perm, 'accounts grant');
+  async run({ name, io, positionals: [username, perm], container }) {
+    const permissions = parsePermissions(perm, name);
     const result = await container.get(GrantPermission).execute({ username, permissions });
     printLine(
       io.stdout,
@@ -24,4 +21,4 @@ export const accountsGrant: Command = {
         : `"${username}" already has ${permissions.join(',') || 'those permissions'}; nothing changed`,
     );
   },
-};
+});

@@ -1,43 +1,37 @@
 import { ListAccounts } from '../../application/accounts/list-accounts';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { formatTable } from '../format-table';
-import { printLine } from '../write-text';
+import { printList } from '../print-list';
 
-export const accountsList: Command = {
+export const accountsList = defineCommand({
   path: ['accounts', 'list'],
   summary: 'list the accounts',
-  usage: '[--json]',
   description:
     'Lists every account: username, role, permissions, active keys, status. Never a password hash.',
   options: { json: { type: 'boolean', description: 'print a JSON array instead of a table' } },
-  positionals: [],
-  database: 'migrated',
   async run({ io, values, container }) {
-    const accounts = await container.get(ListAccounts).execute();
-    if (values.json) {
-      const rows = accounts.map((a) => ({
+    printList(io.stdout, await container.get(ListAccounts).execute(), values.json === true, {
+      json: (a) => ({
         username: a.username,
         person_id: a.personId,
         role: a.role,
         permissions: a.permissions,
         active_keys: a.activeKeyCount,
         disabled: a.disabled,
-      }));
-      printLine(io.stdout, JSON.stringify(rows, null, 2));
-      return;
-    }
-    if (accounts.length === 0) {
-      printLine(io.stdout, 'no accounts yet; create one with: npm run cli -- accounts create --username U');
-      return;
-    }
-    const rows = accounts.map((a) => [
-      a.username,
-      a.role,
-      a.permissions.join(',') || '-',
-      String(a.activeKeyCount),
-      a.disabled ? 'disabled' : 'active',
-      String(a.personId),
-    ]);
-    printLine(io.stdout, formatTable(['USERNAME', 'ROLE', 'PERMISSIONS', 'KEYS', 'STATUS', 'PERSON'], rows));
+      }),
+      none: 'no accounts yet; create one with: npm run cli -- accounts create --username U',
+      text: (accounts) =>
+        formatTable(
+          ['USERNAME', 'ROLE', 'PERMISSIONS', 'KEYS', 'STATUS', 'PERSON'],
+          accounts.map((a) => [
+            a.username,
+            a.role,
+            a.permissions.join(',') || '-',
+            String(a.activeKeyCount),
+            a.disabled ? 'disabled' : 'active',
+            String(a.personId),
+          ]),
+        ),
+    });
   },
-};
+});

@@ -1,12 +1,11 @@
 import { ChangePassword } from '../../application/accounts/change-password';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { readPassword } from '../read-password';
 import { printLine } from '../write-text';
 
-export const accountsPassword: Command = {
+export const accountsPassword = defineCommand({
   path: ['accounts', 'password'],
   summary: "set an account's password",
-  usage: 'U [--password-env VAR]',
   description: [
     'Sets a new password (at least 8 characters) for the account U, read from the first line of',
     'standard input or from the environment variable named by --password-env; at a terminal it',
@@ -20,10 +19,9 @@ export const accountsPassword: Command = {
     },
   },
   positionals: [{ name: 'U' }],
-  database: 'migrated',
   async run({ io, values, positionals: [username], container }) {
     const password = await readPassword(io, values['password-env'] as string | undefined);
     await container.get(ChangePassword).execute({ username, password });
     printLine(io.stdout, `changed the password of "${username}"`);
   },
-};
+});

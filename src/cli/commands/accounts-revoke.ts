@@ -1,21 +1,18 @@
 import { RevokePermission } from '../../application/accounts/revoke-permission';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { parsePermissions } from '../parse-values';
 import { printLine } from '../write-text';
 
-export const accountsRevoke: Command = {
+export const accountsRevoke = defineCommand({
   path: ['accounts', 'revoke'],
   summary: 'take a permission away from an account',
-  usage: 'U PERM',
   description: [
     'Revokes PERM (read, write, or read,write) from the account U and, at once, from every active',
     'key it holds: granting PERM again later does not give it back to those keys.',
   ].join('\n'),
-  options: {},
   positionals: [{ name: 'U' }, { name: 'PERM' }],
-  database: 'migrated',
-  async run({ io, positionals: [username, perm], container }) {
-    const permissions = parsePermissions(perm, 'accounts revoke');
+  async run({ name, io, positionals: [username, perm], container }) {
+    const permissions = parsePermissions(perm, name);
     const result = await container.get(RevokePermission).execute({ username, permissions });
     printLine(
       io.stdout,
@@ -24,4 +21,4 @@ export const accountsRevoke: Command = {
         : `"${username}" does not have ${permissions.join(',') || 'those permissions'}; nothing changed`,
     );
   },
-};
+});

@@ -1,16 +1,13 @@
 import { auditEntryView } from '../../application/audit/audit-entry-view';
 import { ReadAuditLog } from '../../application/audit/read-audit-log';
 import type { AuditEntry } from '../../domain/audit-entry';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { parsePositiveInteger, parseSince } from '../parse-values';
-import { printLine } from '../write-text';
+import { printList } from '../print-list';
 
-const NAME = 'audit';
-
-export const auditCommand: Command = {
+export const auditCommand = defineCommand({
   path: ['audit'],
   summary: 'show the audit log, newest first',
-  usage: '[--person N] [--since DATE] [--limit N] [--json]',
   description: [
     'Shows who changed what and when: changes to people through the API, keys issued and',
     'revoked, and changes made with this tool (imports, erasures, accounts: shown as made by "cli").',
@@ -22,29 +19,23 @@ export const auditCommand: Command = {
     limit: { type: 'string', value: 'N', description: 'at most N entries (default 100)' },
     json: { type: 'boolean', description: 'print a JSON array instead of lines' },
   },
-  positionals: [],
-  database: 'migrated',
-  async run({ io, values, config, container }) {
-    const text = (name: string) => values[name] as string | undefined;
+  async run({ name, io, values, config, container }) {
+    const text = (option: string) => values[option] as string | undefined;
     const person = text('person');
     const since = text('since');
     const limit = text('limit');
     const entries = await container.get(ReadAuditLog).execute({
-      personId: person === undefined ? undefined : parsePositiveInteger(person, '--person', NAME),
-      since: since === undefined ? undefined : parseSince(since, config.directoryTimezone, NAME),
-      limit: limit === undefined ? undefined : parsePositiveInteger(limit, '--limit', NAME),
+      personId: person === undefined ? undefined : parsePositiveInteger(person, '--person', name),
+      since: since === undefined ? undefined : parseSince(since, config.directoryTimezone, name),
+      limit: limit === undefined ? undefined : parsePositiveInteger(limit, '--limit', name),
     });
-    if (values.json) {
-      printLine(io.stdout, JSON.stringify(entries.map(auditEntryView), null, 2));
-      return;
-    }
-    if (entries.length === 0) {
-      printLine(io.stdout, 'no audit entries');
-      return;
-    }
-    for (const entry of entries) printLine(io.stdout, describe(entry));
+    printList(io.stdout, entries, values.json === true, {
+      json: auditEntryView,
+      none: 'no audit entries',
+      text: (listed) => listed.map(describe).join('\n'),
+    });
   },
-};
+});
 
 function describe(entry: AuditEntry): string {
   const actor =

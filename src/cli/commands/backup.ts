@@ -1,14 +1,13 @@
 import { BackupError } from '../../infrastructure/persistence/backup/backup-format';
 import { writeBackup } from '../../infrastructure/persistence/backup/write-backup';
 import { CliFailure } from '../cli-errors';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { writePrivateFile } from '../private-file';
 import { printLine } from '../write-text';
 
-export const backupCommand: Command = {
+export const backupCommand = defineCommand({
   path: ['backup'],
   summary: 'write the whole directory to a file, for restore',
-  usage: 'FILE',
   description: [
     'Writes everything the directory holds to FILE: people, accounts and keys, webhook subscriptions',
     'with their secrets and deliveries, the audit log, the change feed and its position, and the',
@@ -18,9 +17,7 @@ export const backupCommand: Command = {
     'FILE holds every password hash and webhook secret: it is made readable by its owner only (0600).',
     "Never back up the embedded database by copying DATA_DIR's files while the service runs.",
   ].join('\n'),
-  options: {},
   positionals: [{ name: 'FILE' }],
-  database: 'migrated',
   async run({ io, positionals: [file], database }) {
     const { rows } = await writePrivateFile(file, (out) => writeBackup(database, out)).catch((error) => {
       if (error instanceof BackupError) throw new CliFailure(`cannot back up: ${error.message}`);
@@ -28,7 +25,7 @@ export const backupCommand: Command = {
     });
     printLine(io.stdout, `backed up ${describeRows(rows)} to ${file}`);
   },
-};
+});
 
 /** "1,204 people and 35,110 other rows (changes, audit entries, ...)". */
 export function describeRows(rows: Record<string, number>): string {

@@ -1,21 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { CreateDemoDirectory } from '../../application/demo/create-demo-directory';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { printLine } from '../write-text';
 
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   path: ['demo'],
   summary: 'fill an empty directory with demo data and a demo account',
-  usage: '',
   description: [
     'Creates about fifty members of three clubs, with current, past and future memberships, a few',
     'admins, and the account "demo" (permissions read and write) with a random password. Prints',
     'the password and a curl command to get a key. Refused when the directory already holds',
     'people or the demo account exists.',
   ].join('\n'),
-  options: {},
-  positionals: [],
-  database: 'migrated',
   async run({ io, config, container }) {
     // base64url: letters, digits, - and _, so the password pastes into a shell without quoting trouble.
     const password = randomBytes(15).toString('base64url');
@@ -36,4 +32,4 @@ export const demoCommand: Command = {
       printLine(io.stdout, line);
     }
   },
-};
+});

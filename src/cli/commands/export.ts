@@ -1,12 +1,12 @@
 import type { Writable } from 'node:stream';
 import { ExportPeople } from '../../application/people/export-people';
 import { UsageError } from '../cli-errors';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../../person-file/people-writers';
 import { writePrivateFile } from '../private-file';
 import { printLine } from '../write-text';
 
-export const exportCommand: Command = {
+export const exportCommand = defineCommand({
   path: ['export'],
   summary: 'export the members to a JSON or CSV file (or standard output)',
   usage: '[FILE] [--format json|csv] [--current]',
@@ -34,15 +34,14 @@ export const exportCommand: Command = {
     current: { type: 'boolean', description: 'CSV only: one row per current member, for a mail merge' },
   },
   positionals: [{ name: 'FILE', optional: true }],
-  database: 'migrated',
-  async run({ io, values, positionals: [file], container }) {
+  async run({ name, io, values, positionals: [file], container }) {
     const format = values.format ?? 'json';
     if (format !== 'json' && format !== 'csv') {
-      throw new UsageError(`--format takes json or csv, not ${JSON.stringify(format)}`, 'export');
+      throw new UsageError(`--format takes json or csv, not ${JSON.stringify(format)}`, name);
     }
     const current = values.current === true;
     if (current && format !== 'csv') {
-      throw new UsageError('--current is for a mail merge: give it with --format csv', 'export');
+      throw new UsageError('--current is for a mail merge: give it with --format csv', name);
     }
     const exportPeople = container.get(ExportPeople);
     const produce: PeopleProducer = (write) => exportPeople.execute({ write, current });
@@ -56,4 +55,4 @@ export const exportCommand: Command = {
     const people = await writePrivateFile(file, writeTo);
     printLine(io.stdout, `exported ${people} people to ${file}`);
   },
-};
+});

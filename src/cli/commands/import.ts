@@ -11,17 +11,16 @@ import { fileSource } from '../file-source';
 import { refreshStatistics } from '../../infrastructure/persistence/database';
 import { CliFailure } from '../cli-errors';
 import type { CliOutput } from '../cli-io';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { createProgress } from '../progress';
 import { printLine, writeText } from '../write-text';
 
 /** Changes from which an import refreshes the statistics, when they are a tenth of the file or more. */
 const REFRESH_AFTER = 1000;
 
-export const importCommand: Command = {
+export const importCommand = defineCommand({
   path: ['import'],
   summary: 'bring the directory up to date from a JSON or CSV file, all or nothing',
-  usage: 'FILE [--dry-run] [--remove-missing]',
   description: [
     'Reads FILE, a JSON array of people (the format `export` writes), each:',
     '  {"id": 12, "member_number": "M-1815", "first_name": "Ada", "last_name": "Byron",',
@@ -63,7 +62,6 @@ export const importCommand: Command = {
     },
   },
   positionals: [{ name: 'FILE' }],
-  database: 'migrated',
   async run({ io, values, positionals: [file], container, database }) {
     const started = process.hrtime.bigint();
     const dryRun = values['dry-run'] === true;
@@ -128,7 +126,7 @@ export const importCommand: Command = {
       `imported ${file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${erased} erased${keptNote}, in ${elapsed()} s`,
     );
   },
-};
+});
 
 function describe(value: string | null): string {
   return value === null ? 'null' : JSON.stringify(value);

@@ -1,5 +1,5 @@
 import { migrate, migrationStatus } from '../../infrastructure/persistence/database';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { formatTable } from '../format-table';
 import { refuseServiceOnOtherSchema } from '../served-schema';
 import { printLine } from '../write-text';
@@ -8,10 +8,9 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-export const migrateCommand: Command = {
+export const migrateCommand = defineCommand({
   path: ['migrate'],
   summary: 'apply pending database migrations (--status: list them)',
-  usage: '[--status]',
   description: [
     'Applies the schema migrations the database lacks, under a lock, so that it is safe while',
     'other instances start. The service and every other command do this by themselves; this',
@@ -22,7 +21,6 @@ export const migrateCommand: Command = {
   options: {
     status: { type: 'boolean', description: 'list applied and pending migrations; change nothing' },
   },
-  positionals: [],
   database: 'raw',
   async run({ io, database, values }) {
     if (values.status) {
@@ -52,4 +50,4 @@ export const migrateCommand: Command = {
     for (const name of applied) printLine(io.stdout, `applied ${name}`);
     printLine(io.stdout, `applied ${plural(applied.length, 'migration')}`);
   },
-};
+});

@@ -5,14 +5,12 @@ import { foldCase } from '../../domain/text';
 import { askLine } from '../ask-line';
 import { CliFailure, UsageError } from '../cli-errors';
 import type { CliIo } from '../cli-io';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { foundPeopleTable } from './people-find';
 import { describeReference, MEMBER_NUMBER_OPTION, personReference } from '../person-reference';
 import { printLine, writeText } from '../write-text';
 
-const NAME = 'people erase';
-
-export const peopleErase: Command = {
+export const peopleErase = defineCommand({
   path: ['people', 'erase'],
   summary: 'erase a person, or every member who left before a date (data protection)',
   usage: 'ID [--yes] | --member-number N [--yes] | --ended-before DATE [--dry-run]',
@@ -40,16 +38,15 @@ export const peopleErase: Command = {
     },
   },
   positionals: [{ name: 'ID', optional: true }],
-  database: 'migrated',
-  async run({ io, values, positionals: [id], container }) {
+  async run({ name, io, values, positionals: [id], container }) {
     const endedBefore = values['ended-before'] as string | undefined;
     const memberNumber = values['member-number'] as string | undefined;
     if (endedBefore === undefined) {
-      const reference = personReference(id, memberNumber, NAME);
+      const reference = personReference(id, memberNumber, name);
       if (reference === undefined) {
-        throw new UsageError('give a person ID, --member-number N or --ended-before DATE', NAME);
+        throw new UsageError('give a person ID, --member-number N or --ended-before DATE', name);
       }
-      if (values['dry-run']) throw new UsageError('--dry-run goes with --ended-before', NAME);
+      if (values['dry-run']) throw new UsageError('--dry-run goes with --ended-before', name);
       const person = await container.get(IdentifyPerson).execute(reference);
       const who = describeReference(reference, person.id);
       // An admin is refused and an erased person left as they are by the use case: nothing to confirm.
@@ -72,11 +69,11 @@ export const peopleErase: Command = {
       return;
     }
     if (id !== undefined || memberNumber !== undefined) {
-      throw new UsageError('give either a person (ID or --member-number) or --ended-before, not both', NAME);
+      throw new UsageError('give either a person (ID or --member-number) or --ended-before, not both', name);
     }
-    if (values.yes) throw new UsageError('--yes goes with a person ID', NAME);
+    if (values.yes) throw new UsageError('--yes goes with a person ID', name);
     if (!isCalendarDate(endedBefore)) {
-      throw new UsageError(`--ended-before takes a date such as 2020-01-01, not "${endedBefore}"`, NAME);
+      throw new UsageError(`--ended-before takes a date such as 2020-01-01, not "${endedBefore}"`, name);
     }
     const dryRun = values['dry-run'] === true;
     const people = await container.get(EraseLeftMembers).execute({ endedBefore, dryRun });
@@ -94,7 +91,7 @@ export const peopleErase: Command = {
         : `erased ${count} who left before ${endedBefore}`,
     );
   },
-};
+});
 
 /** Spaces as typed do not matter, nor case (as names are matched everywhere): the letters do. */
 function sameName(typed: string, name: string): boolean {

@@ -2,19 +2,17 @@ import { ExportPersonData } from '../../application/people/export-person-data';
 import { personDataView } from '../../application/people/person-data-view';
 import { TYPES } from '../../application/ports/tokens';
 import type { TokenService } from '../../application/ports/token-service';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { IdentifyPerson } from '../../application/people/identify-person';
 import { UsageError } from '../cli-errors';
 import { MEMBER_NUMBER_OPTION, personReference } from '../person-reference';
 import { writePrivateFile } from '../private-file';
 import { printLine, writeText } from '../write-text';
 
-const NAME = 'people export-data';
-
 /** An argument given with --member-number that was meant as an ID, not a FILE named 12. */
 const looksLikeId = (argument: string) => /^\d+$/.test(argument);
 
-export const peopleExportData: Command = {
+export const peopleExportData = defineCommand({
   path: ['people', 'export-data'],
   summary: 'everything the directory holds about one person, as JSON (subject access)',
   usage: 'ID [FILE] | --member-number N [FILE]',
@@ -38,15 +36,14 @@ export const peopleExportData: Command = {
       : positionals.length === 1 && !looksLikeId(positionals[0])
         ? [0]
         : [],
-  database: 'migrated',
-  async run({ io, values, positionals, container }) {
+  async run({ name, io, values, positionals, container }) {
     const memberNumber = values['member-number'] as string | undefined;
     if (memberNumber !== undefined && (positionals.length > 1 || looksLikeId(positionals[0] ?? ''))) {
-      throw new UsageError('give either an ID or --member-number, not both (a FILE named 12 is ./12)', NAME);
+      throw new UsageError('give either an ID or --member-number, not both (a FILE named 12 is ./12)', name);
     }
     const [id, file] = memberNumber === undefined ? positionals : [undefined, positionals[0]];
-    const reference = personReference(id, memberNumber, NAME);
-    if (reference === undefined) throw new UsageError('give a person ID or --member-number N', NAME);
+    const reference = personReference(id, memberNumber, name);
+    if (reference === undefined) throw new UsageError('give a person ID or --member-number N', name);
     const personId =
       'id' in reference ? reference.id : (await container.get(IdentifyPerson).execute(reference)).id;
     const data = await container.get(ExportPersonData).execute({ id: personId });
@@ -59,4 +56,4 @@ export const peopleExportData: Command = {
     await writePrivateFile(file, (out) => writeText(out, text));
     printLine(io.stdout, `wrote what the directory holds about person ${data.person.id} to ${file}`);
   },
-};
+});

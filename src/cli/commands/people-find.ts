@@ -1,5 +1,5 @@
 import { type FoundPerson, FindPeople } from '../../application/people/find-people';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { formatTable } from '../format-table';
 import { printLine } from '../write-text';
 
@@ -16,10 +16,9 @@ export function foundPeopleTable(people: FoundPerson[]): string {
   return formatTable(['ID', 'MEMBER NUMBER', 'FIRST NAME', 'LAST NAME', 'EMAIL', 'CURRENT'], rows);
 }
 
-export const peopleFind: Command = {
+export const peopleFind = defineCommand({
   path: ['people', 'find'],
   summary: 'find people by name, email, member number or chat_id',
-  usage: 'TEXT',
   description: [
     'Lists the people whose first or last name contains TEXT (case-insensitively; %, _ and \\ are',
     'plain characters), or whose email (case-insensitively), member number or chat_id is TEXT: id,',
@@ -27,9 +26,7 @@ export const peopleFind: Command = {
     'erased people are never listed. The id or member number then names them to other commands',
     '(people erase, people export-data).',
   ].join('\n'),
-  options: {},
   positionals: [{ name: 'TEXT' }],
-  database: 'migrated',
   async run({ io, positionals: [text], container }) {
     const people = await container.get(FindPeople).execute({ text });
     if (people.length === 0) {
@@ -38,4 +35,4 @@ export const peopleFind: Command = {
     }
     printLine(io.stdout, foundPeopleTable(people));
   },
-};
+});

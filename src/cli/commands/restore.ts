@@ -5,15 +5,14 @@ import type { Readable } from 'node:stream';
 import { BackupError } from '../../infrastructure/persistence/backup/backup-format';
 import { readBackupHeader, restoreBackup } from '../../infrastructure/persistence/backup/restore-backup';
 import { CliFailure } from '../cli-errors';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { printLine } from '../write-text';
 import { describeRows } from './backup';
 import { describeFileError } from './file-errors';
 
-export const restoreCommand: Command = {
+export const restoreCommand = defineCommand({
   path: ['restore'],
   summary: 'load a backup into an empty directory',
-  usage: 'FILE',
   description: [
     'Loads a file that `backup` wrote into an empty directory: a DATA_DIR that does not exist or is',
     "empty, or (DATABASE_URL) a PostgreSQL database holding none of the directory's tables. All or",
@@ -22,7 +21,6 @@ export const restoreCommand: Command = {
     'either database restores into either. One made by an older version is brought up to date.',
     'Start the service on the restored directory afterwards, not during.',
   ].join('\n'),
-  options: {},
   positionals: [{ name: 'FILE' }],
   database: 'raw',
   // Before DATA_DIR is opened, which creates it: a wrong file or directory leaves nothing behind.
@@ -49,7 +47,7 @@ export const restoreCommand: Command = {
       printLine(io.stdout, `brought it up to date: applied ${migrated.join(', ')}`);
     }
   },
-};
+});
 
 async function restoring<T>(file: string, work: () => Promise<T>): Promise<T> {
   try {

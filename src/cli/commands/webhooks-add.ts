@@ -1,11 +1,10 @@
 import { AddWebhook } from '../../application/webhooks/add-webhook';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { printLine } from '../write-text';
 
-export const webhooksAdd: Command = {
+export const webhooksAdd = defineCommand({
   path: ['webhooks', 'add'],
   summary: 'send changes to a URL, signed with a new secret',
-  usage: 'URL [--events TYPE,...]',
   description: [
     'Subscribes URL to the changes made from now on: each is POSTed as JSON',
     '{"type", "seq", "person_id", "at", "cursor"}, signed by the Standard Webhooks scheme',
@@ -20,7 +19,6 @@ export const webhooksAdd: Command = {
     events: { type: 'string', value: 'TYPE,...', description: 'only these change types (comma-separated)' },
   },
   positionals: [{ name: 'URL' }],
-  database: 'migrated',
   async run({ io, values, positionals: [url], container }) {
     const events =
       typeof values.events === 'string'
@@ -36,4 +34,4 @@ export const webhooksAdd: Command = {
     printLine(io.stdout, `secret: ${secret}`);
     printLine(io.stderr, 'The secret is shown only now: store it with the receiver.');
   },
-};
+});

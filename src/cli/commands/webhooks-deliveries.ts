@@ -1,10 +1,8 @@
 import { ListWebhookDeliveries } from '../../application/webhooks/list-webhook-deliveries';
 import type { WebhookAttempt, WebhookDelivery } from '../../application/ports/webhook-store';
-import type { Command } from '../command';
+import { defineIdCommand } from '../command';
 import { parsePositiveInteger } from '../parse-values';
-import { printLine } from '../write-text';
-
-const NAME = 'webhooks deliveries';
+import { printList } from '../print-list';
 
 function describe(delivery: WebhookDelivery): string {
   const when =
@@ -21,10 +19,9 @@ function describeAttempt(attempt: WebhookAttempt): string {
   return `    ${attempt.at.toISOString()}  ${status}  ${attempt.durationMs} ms${attempt.error ? `  ${attempt.error}` : ''}`;
 }
 
-export const webhooksDeliveries: Command = {
+export const webhooksDeliveries = defineIdCommand({
   path: ['webhooks', 'deliveries'],
   summary: "show a subscription's deliveries and every attempt, newest first",
-  usage: 'ID [--failed] [--limit N] [--json]',
   description: [
     'Shows the deliveries of webhook subscription ID, newest first: delivery id, change seq,',
     'type, webhook-id and status, then each attempt (time, HTTP status, duration, error).',
@@ -35,16 +32,13 @@ export const webhooksDeliveries: Command = {
     limit: { type: 'string', value: 'N', description: 'at most N deliveries (default 50)' },
     json: { type: 'boolean', description: 'print a JSON array instead of lines' },
   },
-  positionals: [{ name: 'ID' }],
-  database: 'migrated',
-  async run({ io, values, positionals: [id], container }) {
-    const subscriptionId = parsePositiveInteger(id, 'ID', NAME);
-    const limit = typeof values.limit === 'string' ? parsePositiveInteger(values.limit, '--limit', NAME) : 50;
+  async run({ name, io, values, container }, subscriptionId) {
+    const limit = typeof values.limit === 'string' ? parsePositiveInteger(values.limit, '--limit', name) : 50;
     const deliveries = await container
       .get(ListWebhookDeliveries)
       .execute({ subscriptionId, failedOnly: values.failed === true, limit });
-    if (values.json) {
-      const rows = deliveries.map((d) => ({
+    printList(io.stdout, deliveries, values.json === true, {
+      json: (d) => ({
         id: d.id,
         subscription_id: d.subscriptionId,
         seq: d.seq,
@@ -60,17 +54,12 @@ export const webhooksDeliveries: Command = {
         next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
         created_at: d.createdAt.toISOString(),
         delivered_at: d.deliveredAt?.toISOString() ?? null,
-      }));
-      printLine(io.stdout, JSON.stringify(rows, null, 2));
-      return;
-    }
-    if (deliveries.length === 0) {
-      printLine(io.stdout, values.failed ? 'no failed deliveries' : 'no deliveries yet');
-      return;
-    }
-    for (const delivery of deliveries) {
-      printLine(io.stdout, describe(delivery));
-      for (const attempt of delivery.attemptLog) printLine(io.stdout, describeAttempt(attempt));
-    }
+      }),
+      none: values.failed ? 'no failed deliveries' : 'no deliveries yet',
+      text: (listed) =>
+        listed
+          .flatMap((delivery) => [describe(delivery), ...delivery.attemptLog.map(describeAttempt)])
+          .join('\n'),
+    });
   },
-};
+});

@@ -1,26 +1,18 @@
 import { EnableWebhook } from '../../application/webhooks/enable-webhook';
-import type { Command } from '../command';
+import { defineIdCommand } from '../command';
 import { formatBehind } from '../format-age';
-import { parsePositiveInteger } from '../parse-values';
 import { printLine } from '../write-text';
 
-const NAME = 'webhooks enable';
-
-export const webhooksEnable: Command = {
+export const webhooksEnable = defineIdCommand({
   path: ['webhooks', 'enable'],
   summary: 'send to a disabled subscription again, from where it stopped',
-  usage: 'ID',
   description: [
     'Enables the webhook subscription ID again (disabled after a 410 Gone or 3 days without',
     'success), with the same id and secret. It resumes from where it stopped: the changes made',
     'while it was disabled are delivered, and so are its deliveries that failed since its last',
     'success, each with a fresh 3 days of retries. Try the receiver first with: webhooks ping ID',
   ].join('\n'),
-  options: {},
-  positionals: [{ name: 'ID' }],
-  database: 'migrated',
-  async run({ io, positionals: [id], container }) {
-    const subscriptionId = parsePositiveInteger(id, 'ID', NAME);
+  async run({ io, container }, subscriptionId) {
     const enabled = await container.get(EnableWebhook).execute({ id: subscriptionId });
     if (!enabled.wasDisabled) {
       printLine(io.stdout, `subscription ${subscriptionId} is already active; nothing changed`);
@@ -37,4 +29,4 @@ export const webhooksEnable: Command = {
       );
     }
   },
-};
+});

@@ -1,9 +1,9 @@
 import { ListWebhooks } from '../../application/webhooks/list-webhooks';
 import type { WebhookSubscription } from '../../application/ports/webhook-store';
-import type { Command } from '../command';
+import { defineCommand } from '../command';
 import { formatBehind } from '../format-age';
 import { formatTable } from '../format-table';
-import { printLine } from '../write-text';
+import { printList } from '../print-list';
 
 function status(subscription: WebhookSubscription, now: Date): string {
   if (subscription.disabledAt !== null) {
@@ -15,22 +15,18 @@ function status(subscription: WebhookSubscription, now: Date): string {
     : 'active';
 }
 
-export const webhooksList: Command = {
+export const webhooksList = defineCommand({
   path: ['webhooks', 'list'],
   summary: 'list the webhook subscriptions',
-  usage: '[--json]',
   description: [
     'Lists every webhook subscription: id, URL, event types, how far behind it is (the changes',
     'not yet delivered to it and the age of the oldest), status. Never a secret.',
   ].join('\n'),
   options: { json: { type: 'boolean', description: 'print a JSON array instead of a table' } },
-  positionals: [],
-  database: 'migrated',
   async run({ io, values, container }) {
-    const subscriptions = await container.get(ListWebhooks).execute();
     const now = new Date();
-    if (values.json) {
-      const rows = subscriptions.map((s) => ({
+    printList(io.stdout, await container.get(ListWebhooks).execute(), values.json === true, {
+      json: (s) => ({
         id: s.id,
         url: s.url,
         events: s.events,
@@ -43,22 +39,20 @@ export const webhooksList: Command = {
           or_more: s.behind.orMore,
           oldest_at: s.behind.oldestAt?.toISOString() ?? null,
         },
-      }));
-      printLine(io.stdout, JSON.stringify(rows, null, 2));
-      return;
-    }
-    if (subscriptions.length === 0) {
-      printLine(io.stdout, 'no webhook subscriptions yet; add one with: npm run cli -- webhooks add URL');
-      return;
-    }
-    const rows = subscriptions.map((s) => [
-      String(s.id),
-      s.url,
-      s.events?.join(',') ?? 'all',
-      s.createdAt.toISOString(),
-      formatBehind(s.behind, now),
-      status(s, now),
-    ]);
-    printLine(io.stdout, formatTable(['ID', 'URL', 'EVENTS', 'CREATED', 'BEHIND', 'STATUS'], rows));
+      }),
+      none: 'no webhook subscriptions yet; add one with: npm run cli -- webhooks add URL',
+      text: (subscriptions) =>
+        formatTable(
+          ['ID', 'URL', 'EVENTS', 'CREATED', 'BEHIND', 'STATUS'],
+          subscriptions.map((s) => [
+            String(s.id),
+            s.url,
+            s.events?.join(',') ?? 'all',
+            s.createdAt.toISOString(),
+            formatBehind(s.behind, now),
+            status(s, now),
+          ]),
+        ),
+    });
   },
-};
+});

@@ -39,29 +39,27 @@ export class OperatorMetrics {
   /** `backlog` reads how far behind each subscription is, at each scrape. */
   constructor(backlog: () => Promise<WebhookBacklog[]>) {
     for (const outcome of OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);
-    const oldest = new Gauge({
-      name: 'webhook_oldest_undelivered_age_seconds',
-      help:
-        'Per subscription: age of the oldest change not yet delivered to it (waiting for a retry, or ' +
-        'not yet sent); 0 when it is up to date.',
-      labelNames: ['subscription'] as const,
-      registers: [this.registry],
-      collect: () => collect(),
-    });
-    const undelivered = new Gauge({
-      name: 'webhook_undelivered_changes',
-      help: 'Per subscription: changes not yet delivered to it (waiting for a retry, or not yet sent).',
-      labelNames: ['subscription'] as const,
-      registers: [this.registry],
-      collect: () => collect(),
-    });
-    const disabled = new Gauge({
-      name: 'webhook_subscription_disabled',
-      help: 'Per subscription: 1 when it is disabled (410 Gone, or 3 days without success) until `webhooks enable`.',
-      labelNames: ['subscription'] as const,
-      registers: [this.registry],
-      collect: () => collect(),
-    });
+    const perSubscription = (name: string, help: string) =>
+      new Gauge({
+        name,
+        help: `Per subscription: ${help}`,
+        labelNames: ['subscription'] as const,
+        registers: [this.registry],
+        collect: () => collect(),
+      });
+    const oldest = perSubscription(
+      'webhook_oldest_undelivered_age_seconds',
+      'age of the oldest change not yet delivered to it (waiting for a retry, or not yet sent); 0 when ' +
+        'it is up to date.',
+    );
+    const undelivered = perSubscription(
+      'webhook_undelivered_changes',
+      'changes not yet delivered to it (waiting for a retry, or not yet sent).',
+    );
+    const disabled = perSubscription(
+      'webhook_subscription_disabled',
+      '1 when it is disabled (410 Gone, or 3 days without success) until `webhooks enable`.',
+    );
     // The three are read together, in one query, by whichever of them the scrape collects first.
     let reading: Promise<void> | null = null;
     const read = async () => {

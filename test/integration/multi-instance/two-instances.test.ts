@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { DisableAccount } from '../../../src/application/accounts/disable-account';
+import { SetAccountDisabled } from '../../../src/application/accounts/set-account-disabled';
 import { ErasePerson } from '../../../src/application/people/erase-people';
 import { loadConfig } from '../../../src/config';
 import { createContainer } from '../../../src/container';
@@ -105,7 +105,7 @@ describeTwoInstances('two instances on one PostgreSQL database and one Redis', (
       // What `accounts disable` runs: its own container, no listener, no Redis.
       const cli = createContainer(loadConfig({ BCRYPT_COST: '4', LOG_LEVEL: 'silent' }), cliDatabase);
 
-      await cli.get(DisableAccount).execute({ username: holder.username });
+      await cli.get(SetAccountDisabled).execute({ username: holder.username, disabled: true });
 
       const [toA, toB] = await Promise.all([
         refusedWithin(a, holder.token, 1000),

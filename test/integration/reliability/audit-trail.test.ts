@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ChangePassword } from '../../../src/application/accounts/change-password';
 import { CreateAccount } from '../../../src/application/accounts/create-account';
-import { DisableAccount } from '../../../src/application/accounts/disable-account';
+import { SetAccountDisabled } from '../../../src/application/accounts/set-account-disabled';
 import { GrantPermission } from '../../../src/application/accounts/grant-permission';
 import type { AuditLog } from '../../../src/application/ports/audit-log';
 import { TYPES } from '../../../src/application/ports/tokens';
@@ -134,7 +134,7 @@ describe.each(testDatabases)('the audit log on $name', (target) => {
       });
       await t.container.get(GrantPermission).execute({ username, permissions: ['write'] });
       await t.container.get(ChangePassword).execute({ username, password: 'another long password' });
-      await t.container.get(DisableAccount).execute({ username });
+      await t.container.get(SetAccountDisabled).execute({ username, disabled: true });
 
       const entries = await entriesAbout('account', personId);
       expect(entries.map((e) => [e.action, e.field, e.oldValue, e.newValue])).toEqual([
@@ -233,7 +233,9 @@ describe.each(testDatabases)('the audit log on $name', (target) => {
       await expect(
         t.container.get(GrantPermission).execute({ username, permissions: ['write'] }),
       ).rejects.toThrow('refused');
-      await expect(t.container.get(DisableAccount).execute({ username })).rejects.toThrow('refused');
+      await expect(t.container.get(SetAccountDisabled).execute({ username, disabled: true })).rejects.toThrow(
+        'refused',
+      );
       unitOfWork.failing = false;
 
       expect(await entriesAbout('account', personId)).toEqual(before);

@@ -1,7 +1,6 @@
 import pino from 'pino';
 import request from 'supertest';
-import { DisableAccount } from '../../../src/application/accounts/disable-account';
-import { EnableAccount } from '../../../src/application/accounts/enable-account';
+import { SetAccountDisabled } from '../../../src/application/accounts/set-account-disabled';
 import { RevokePermission } from '../../../src/application/accounts/revoke-permission';
 import type { ApiKeyRepository, KeyCredential } from '../../../src/application/ports/api-key-repository';
 import type { TokenService } from '../../../src/application/ports/token-service';
@@ -91,9 +90,9 @@ describe.each(testDatabases)('the credential cache on $name', (target) => {
       const account = await t.createAccount();
       const token = await cachedToken(account.username, account.password);
 
-      await t.container.get(DisableAccount).execute({ username: account.username });
+      await t.container.get(SetAccountDisabled).execute({ username: account.username, disabled: true });
       const refused = await get('/keys', token);
-      await t.container.get(EnableAccount).execute({ username: account.username });
+      await t.container.get(SetAccountDisabled).execute({ username: account.username, disabled: false });
 
       expect(refused.status).toBe(401);
       expect(refused.body).toEqual({ errors: ['account is disabled'] });

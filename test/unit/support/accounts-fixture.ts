@@ -1,10 +1,9 @@
 import { ChangePassword } from '../../../src/application/accounts/change-password';
 import { CreateAccount } from '../../../src/application/accounts/create-account';
-import { DisableAccount } from '../../../src/application/accounts/disable-account';
-import { EnableAccount } from '../../../src/application/accounts/enable-account';
 import { GrantPermission } from '../../../src/application/accounts/grant-permission';
 import { ListAccounts } from '../../../src/application/accounts/list-accounts';
 import { RevokePermission } from '../../../src/application/accounts/revoke-permission';
+import { SetAccountDisabled } from '../../../src/application/accounts/set-account-disabled';
 import { InMemoryDirectory } from '../../../src/infrastructure/in-memory/in-memory-directory';
 import { FakeClock } from './fake-clock';
 import { FakePasswordHasher } from './fake-password-hasher';
@@ -21,8 +20,7 @@ export function accountsFixture() {
     grant: new GrantPermission(directory.unitOfWork),
     revoke: new RevokePermission(directory.unitOfWork, clock),
     changePassword: new ChangePassword(directory.unitOfWork, hasher),
-    disable: new DisableAccount(directory.unitOfWork),
-    enable: new EnableAccount(directory.unitOfWork),
+    setDisabled: new SetAccountDisabled(directory.unitOfWork),
     list: new ListAccounts(directory.accounts, clock),
   };
 }

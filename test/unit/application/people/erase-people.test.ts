@@ -57,13 +57,15 @@ describe('data protection use cases', () => {
   });
 
   it('an erased account keeps no credentials, and cannot be enabled or given new ones', async () => {
-    const { directory, clock, createAccount, enable } = accountsFixture();
+    const { directory, clock, createAccount, setDisabled } = accountsFixture();
     const holder = await addAccount(directory, { role: 'member', username: 'holder' });
 
     await new ErasePerson(directory.unitOfWork, clock).execute({ id: holder.personId, confirmAccount: true });
 
     expect(await directory.accounts.findByPersonId(holder.personId)).toBeNull();
-    await expect(enable.execute({ username: 'holder' })).rejects.toBeInstanceOf(NotFound);
+    await expect(setDisabled.execute({ username: 'holder', disabled: false })).rejects.toBeInstanceOf(
+      NotFound,
+    );
     await expect(
       createAccount.execute({
         username: 'again',
