@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
+import type { RedisReply } from 'rate-limit-redis';
+import { RecoveringRedisStore } from '../infrastructure/rate-limit/recovering-redis-store';
+import type { RedisConnection } from '../infrastructure/rate-limit/redis-connection';
 import { HttpError } from './http-error';
 
 const WINDOW_MS = 60_000;
@@ -64,21 +67,39 @@ export function partitionKey(key: string): string {
 export interface KeyRateLimitOptions {
   /** Requests a key may make in a one-minute window (RATE_LIMIT_PER_MINUTE). */
   limit: number;
-  /** Where the counts are kept: shared by every instance (Redis), or this process when undefined. */
-  store?: Store;
+  /** Where the counts are kept: Redis, shared by every instance, or this process when null. */
+  redis: RedisConnection | null;
   logger: Logger;
+}
+
+/** rate-limit-redis, as an express-rate-limit Store, or undefined without Redis. */
+function storeOf(redis: RedisConnection | null): Store | undefined {
+  if (redis === null) return undefined;
+  return new RecoveringRedisStore({
+    sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
+    prefix: `${redis.keyPrefix}rate:`,
+  });
 }
 
 /**
  * The per-key rate limit, to run right after bearer authentication: `limit` requests in a fixed
- * one-minute window per key. The container builds one, so that every route counts against the
+ * one-minute window per key. The app builds one, so that every route counts against the
  * same budget of a key. Its headers are those of express-rate-limit with `standardHeaders:
  * 'draft-8'` (`RateLimit` and `RateLimit-Policy`, plus Retry-After on a 429), and a shared
  * store is one of its stores (rate-limit-redis): instances count together. In this process the
  * counting takes no promise, and the policy header, the same for every request of a key, is
  * worked out once per key: express-rate-limit hashed the key again on every request.
  */
-export function keyRateLimit({ limit, store, logger }: KeyRateLimitOptions): RequestHandler {
+export function keyRateLimit({ limit, redis, logger }: KeyRateLimitOptions): RequestHandler {
+  return keyRateLimitIn({ limit, store: storeOf(redis), logger });
+}
+
+/** The same, counting in `store` (this process when undefined). */
+export function keyRateLimitIn({
+  limit,
+  store,
+  logger,
+}: Omit<KeyRateLimitOptions, 'redis'> & { store?: Store }): RequestHandler {
   const name = `"${limit}-in-${WINDOW_SECONDS / 60}min"`;
   const policies = new Map<string, string>();
   const counts = store === undefined ? new InProcessCounts() : null;

@@ -3,7 +3,7 @@ import { MemoryStore, rateLimit } from 'express-rate-limit';
 import pino from 'pino';
 import request from 'supertest';
 import { errorHandler } from '../../../src/http/error-handler';
-import { InProcessCounts, keyRateLimit } from '../../../src/http/rate-limit';
+import { InProcessCounts, keyRateLimitIn } from '../../../src/http/rate-limit';
 
 const LIMIT = 2;
 
@@ -23,7 +23,7 @@ function appWith(limiter: RequestHandler): express.Express {
 
 describe('the per-key rate limit', () => {
   it("sends express-rate-limit's draft-8 headers, partition key included, request after request", async () => {
-    const ours = appWith(keyRateLimit({ limit: LIMIT, logger: pino({ level: 'silent' }) }));
+    const ours = appWith(keyRateLimitIn({ limit: LIMIT, logger: pino({ level: 'silent' }) }));
     const reference = appWith(
       rateLimit({
         windowMs: 60_000,
@@ -54,7 +54,7 @@ describe('the per-key rate limit', () => {
 
   it('counts through a shared store as express-rate-limit does, and fails open when it fails', async () => {
     const store = new MemoryStore();
-    const app = appWith(keyRateLimit({ limit: LIMIT, store, logger: pino({ level: 'silent' }) }));
+    const app = appWith(keyRateLimitIn({ limit: LIMIT, store, logger: pino({ level: 'silent' }) }));
     await request(app).get('/').set('X-Key', '1').expect(200);
     await request(app).get('/').set('X-Key', '1').expect(200);
     const refused = await request(app).get('/').set('X-Key', '1').expect(429);
