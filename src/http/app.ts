@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -52,44 +52,14 @@ const PLAIN_HTTP: HelmetOptions = {
 };
 
 /**
- * helmet's headers for `options`, worked out once: none depends on the request, so each answer
- * gets them in one loop instead of helmet's chain of a dozen middlewares. Null if a helmet version
- * ever went through its chain asynchronously: then it is mounted as it is.
- */
-function securityHeaders(options?: HelmetOptions): [string, string][] | null {
-  const headers: [string, string][] = [];
-  const probe = {
-    setHeader: (name: string, value: string | number) => headers.push([name, String(value)]),
-    removeHeader: () => undefined,
-  };
-  let finished = false;
-  helmet(options)({} as Request, probe as unknown as Response, () => {
-    finished = true;
-  });
-  return finished ? headers : null;
-}
-
-/** Sets helmet's headers of `options` on an answer, then goes on to `next`. */
-type SecurityHeaders = (req: Request, res: Response, next: (error?: unknown) => void) => void;
-
-function securityHeadersOf(options?: HelmetOptions): SecurityHeaders {
-  const headers = securityHeaders(options);
-  if (headers === null) return helmet(options);
-  return (_req, res, next) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-    next();
-  };
-}
-
-/**
  * What every request goes through first, in one step rather than a middleware each (each
  * Express layer costs a lookup and a closure on every request): the activity streams give way to,
  * its metrics and log line when the answer ends, its id and the headers of every answer, and the
  * body-size limit.
  */
 function requestEdge(metrics: HttpMetrics, log: RequestLog, activity: RequestActivity): RequestHandler {
-  const overTls = securityHeadersOf();
-  const plain = securityHeadersOf(PLAIN_HTTP);
+  const overTls = helmet();
+  const plain = helmet(PLAIN_HTTP);
   return (req, res, next) => {
     const started = performance.now();
     const ended = activity.arrived();
