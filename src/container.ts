@@ -275,7 +275,6 @@ export function createContainer(
     concurrency: config.webhookConcurrency,
     pollIntervalMs: overrides.webhookPollMs ?? WEBHOOK_POLL_MS[database.kind],
     logger,
-    closeSender: () => (sender instanceof HttpWebhookSender ? sender.close() : undefined),
   });
   container.bind<WebhookRunner>(APP.WebhookRunner).toConstantValue(runner);
   // A command of the tool beside the service (PGlite) may have added or redelivered something.
