@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import pino, { type Logger } from 'pino';
-import type { RedisReply } from 'rate-limit-redis';
 import type { ChangeFeed } from './application/ports/change-feed';
 import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
@@ -15,10 +14,6 @@ import { AnnounceRenewalNotices } from './application/changes/announce-renewal-n
 import { PruneChanges } from './application/changes/prune-changes';
 import { bindUseCases } from './bind-use-cases';
 import type { Config } from './config';
-import { keyRateLimit } from './http/rate-limit';
-import { RequestActivity } from './http/request-activity';
-import { KeyTurns } from './http/key-turns';
-import { StreamLimits } from './http/stream-limits';
 import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit';
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
 import { CachingAccountRepository } from './infrastructure/credentials/caching-account-repository';
@@ -33,7 +28,6 @@ import { SqlChangeFeed } from './infrastructure/persistence/sql-change-feed';
 import { SqlUnitOfWork } from './infrastructure/persistence/sql-unit-of-work';
 import { BcryptPasswordHasher } from './infrastructure/security/bcrypt-password-hasher';
 import { InMemoryLoginThrottle } from './infrastructure/security/in-memory-login-throttle';
-import { RecoveringRedisStore } from './infrastructure/rate-limit/recovering-redis-store';
 import { RepeatingJob } from './infrastructure/jobs/repeating-job';
 import { RedisConnection } from './infrastructure/rate-limit/redis-connection';
 import { RedisLoginThrottle } from './infrastructure/security/redis-login-throttle';
@@ -55,6 +49,7 @@ import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
+import { RequestActivity } from './request-activity';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -65,16 +60,10 @@ export const APP = {
   Redis: Symbol.for('Redis'),
   /** KeyEventsListener on PostgreSQL, null on PGlite. */
   KeyEvents: Symbol.for('KeyEvents'),
-  /** KeyTurns: each key's requests served a few at a time (fair sharing). */
-  KeyTurns: Symbol.for('KeyTurns'),
-  /** StreamLimits: the unpaged searches running in this process. */
-  StreamLimits: Symbol.for('StreamLimits'),
-  /** RequestActivity: the requests being served, to which streams give way. */
+  /** RequestActivity: the requests being served (the HTTP app tells it), to which streams give way. */
   RequestActivity: Symbol.for('RequestActivity'),
   /** CredentialCache: bearer credentials by token hash, invalidated by every change. */
   CredentialCache: Symbol.for('CredentialCache'),
-  /** The per-key rate limit (an Express middleware): one budget per key across all routes. */
-  KeyRateLimit: Symbol.for('KeyRateLimit'),
   /** WebhookRunner: sends webhooks in the background of the service (not of the command line). */
   WebhookRunner: Symbol.for('WebhookRunner'),
   /** PgListener waking the WebhookRunner on PostgreSQL, null on PGlite. */
@@ -102,14 +91,6 @@ const WEBHOOK_POLL_MS = { postgres: 1000, pglite: 250 } as const;
 /** Streams give way to other requests while one has arrived or ended this recently. */
 const RECENT_ACTIVITY_MS = 100;
 
-/**
- * Fair sharing (SPEC §4; docs/decisions.md, "Fair sharing between keys"): while other keys are
- * about, a key's requests are served two at a time and up to 200 more wait their turn, so that
- * another key's lookup waits behind at most two of them; a key alone, 64 at a time.
- */
-const TURNS_PER_KEY = 2;
-const TURNS_ALONE = 64;
-const WAITING_PER_KEY = 200;
 /** On PGlite, one statement at a time: pages and feed pages are read in parts of this many. */
 const PGLITE_PAGE_PART = 250;
 
@@ -122,8 +103,6 @@ export interface ContainerOverrides {
   logger?: Logger;
   /** Prefix of every Redis key, so that test runs sharing one Redis never meet. */
   redisKeyPrefix?: string;
-  /** How long a stream waits for a client that does not read before cutting it off (30 s). */
-  streamStallTimeoutMs?: number;
   /** How webhooks are sent (tests shorten the timeout). */
   webhookSender?: WebhookSender;
   /** How often the webhook runner polls when nothing wakes it. */
@@ -175,17 +154,6 @@ export function createContainer(
   // The command-line tool beside the service writes through its own process: forget every
   // credential as soon as one of its transactions is over (see PgliteGate).
   database.gate?.onVisitorDone(() => cache.clear());
-  const streams = new StreamLimits({
-    perKey: config.streamsPerKey,
-    perInstance: config.streamsPerInstance,
-    stallTimeoutMs: overrides.streamStallTimeoutMs,
-  });
-  container.bind<StreamLimits>(APP.StreamLimits).toConstantValue(streams);
-  container
-    .bind<KeyTurns>(APP.KeyTurns)
-    .toConstantValue(
-      new KeyTurns({ perKey: TURNS_PER_KEY, alone: TURNS_ALONE, waitingPerKey: WAITING_PER_KEY }),
-    );
   const activity = new RequestActivity();
   container.bind<RequestActivity>(APP.RequestActivity).toConstantValue(activity);
   // Long streams read their batches after the first one at a time in this process, whatever the
@@ -198,7 +166,7 @@ export function createContainer(
   // lookup may queue behind a batch, so there they are 250 people (about 15 ms, against 55 for
   // 1000); PostgreSQL keeps 1000, as a full list read in batches of 250 took a tenth longer.
   const othersWaiting = () =>
-    activity.inFlight > streams.active ||
+    activity.inFlight > activity.streams ||
     activity.quietFor() < RECENT_ACTIVITY_MS ||
     queriesWaiting(database) > 0;
   const repositories = createRepositories(database.dataSource.manager, {
@@ -233,27 +201,13 @@ export function createContainer(
       : null;
   container.bind<KeyEventsListener | null>(APP.KeyEvents).toConstantValue(keyEvents);
 
-  // Rate-limit and login-throttle counters live in Redis when it is configured, so that every
-  // instance counts the same requests and failures.
+  // The login throttle's counters, and those of the HTTP app's rate limit, live in Redis when it
+  // is configured, so that every instance counts the same requests and failures.
   const redis =
     config.redisUrl === null
       ? null
       : new RedisConnection(config.redisUrl, logger, { keyPrefix: overrides.redisKeyPrefix });
   container.bind<RedisConnection | null>(APP.Redis).toConstantValue(redis);
-  container.bind(APP.KeyRateLimit).toConstantValue(
-    keyRateLimit({
-      limit: config.rateLimitPerMinute,
-      // Without Redis the limit counts in this process.
-      store:
-        redis === null
-          ? undefined
-          : new RecoveringRedisStore({
-              sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
-              prefix: `${redis.keyPrefix}rate:`,
-            }),
-      logger,
-    }),
-  );
 
   const clock = overrides.clock ?? new SystemClock(config.directoryTimezone);
   container.bind<Clock>(TYPES.Clock).toConstantValue(clock);
@@ -290,7 +244,6 @@ export function createContainer(
     concurrency: config.webhookConcurrency,
     pollIntervalMs: overrides.webhookPollMs ?? WEBHOOK_POLL_MS[database.kind],
     logger,
-    closeSender: () => (sender instanceof HttpWebhookSender ? sender.close() : undefined),
   });
   container.bind<WebhookRunner>(APP.WebhookRunner).toConstantValue(runner);
   // A command of the tool beside the service (PGlite) may have added or redelivered something.

@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -6,6 +6,9 @@ import { APP } from '../container';
 import type { Config } from '../config';
 import type { OperatorMetrics } from '../infrastructure/observability/operator-metrics';
 import type { Database } from '../infrastructure/persistence/database';
+import type { RedisConnection } from '../infrastructure/rate-limit/redis-connection';
+import type { RequestActivity } from '../request-activity';
+import { bearerAuth } from './authentication';
 import { refuseOversizedBody } from './body-parsing';
 import { changesRouter } from './changes.routes';
 import { deskRouter } from './desk.routes';
@@ -16,12 +19,24 @@ import { HttpError } from './http-error';
 import { importsRouter } from './imports.routes';
 import { keysIssueRouter } from './keys-issue.routes';
 import { keysRouter } from './keys.routes';
+import { KeyTurns } from './key-turns';
 import { HttpMetrics } from './metrics';
 import { metricsRouter } from './metrics.routes';
 import { openApiRouter } from './openapi/openapi.routes';
 import { peopleRouter } from './people.routes';
+import { keyRateLimit } from './rate-limit';
 import { assignRequestId } from './request-id';
 import { type RequestLog, requestLogger } from './request-logger';
+import { StreamLimits } from './stream-limits';
+
+/**
+ * Fair sharing (SPEC §4; docs/decisions.md, "Fair sharing between keys"): while other keys are
+ * about, a key's requests are served two at a time and up to 200 more wait their turn, so that
+ * another key's lookup waits behind at most two of them; a key alone, 64 at a time.
+ */
+const TURNS_PER_KEY = 2;
+const TURNS_ALONE = 64;
+const WAITING_PER_KEY = 200;
 
 /**
  * helmet's options for an answer over plain HTTP. Volunteers reach the service by a host name over
@@ -37,47 +52,20 @@ const PLAIN_HTTP: HelmetOptions = {
 };
 
 /**
- * helmet's headers for `options`, worked out once: none depends on the request, so each answer
- * gets them in one loop instead of helmet's chain of a dozen middlewares. Null if a helmet version
- * ever went through its chain asynchronously: then it is mounted as it is.
- */
-function securityHeaders(options?: HelmetOptions): [string, string][] | null {
-  const headers: [string, string][] = [];
-  const probe = {
-    setHeader: (name: string, value: string | number) => headers.push([name, String(value)]),
-    removeHeader: () => undefined,
-  };
-  let finished = false;
-  helmet(options)({} as Request, probe as unknown as Response, () => {
-    finished = true;
-  });
-  return finished ? headers : null;
-}
-
-/** Sets helmet's headers of `options` on an answer, then goes on to `next`. */
-type SecurityHeaders = (req: Request, res: Response, next: (error?: unknown) => void) => void;
-
-function securityHeadersOf(options?: HelmetOptions): SecurityHeaders {
-  const headers = securityHeaders(options);
-  if (headers === null) return helmet(options);
-  return (_req, res, next) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-    next();
-  };
-}
-
-/**
  * What every request goes through first, in one step rather than a middleware each (each
- * Express layer costs a lookup and a closure on every request): its metrics and log line when
- * the answer ends, its id and the headers of every answer, and the body-size limit.
+ * Express layer costs a lookup and a closure on every request): the activity streams give way to,
+ * its metrics and log line when the answer ends, its id and the headers of every answer, and the
+ * body-size limit.
  */
-function requestEdge(metrics: HttpMetrics, log: RequestLog): RequestHandler {
-  const overTls = securityHeadersOf();
-  const plain = securityHeadersOf(PLAIN_HTTP);
+function requestEdge(metrics: HttpMetrics, log: RequestLog, activity: RequestActivity): RequestHandler {
+  const overTls = helmet();
+  const plain = helmet(PLAIN_HTTP);
   return (req, res, next) => {
     const started = performance.now();
+    const ended = activity.arrived();
     // 'close' comes after the answer is sent, and also when the client goes away before that.
     res.once('close', () => {
+      ended();
       const ms = performance.now() - started;
       metrics.record(req, res, ms / 1000);
       log(req, res, Math.round(ms));
@@ -92,9 +80,20 @@ function requestEdge(metrics: HttpMetrics, log: RequestLog): RequestHandler {
   };
 }
 
-/** The Express app over a container built by createContainer; no listening, so tests run it in-process. */
-export function createApp(container: Container): express.Express {
+export interface AppOptions {
+  /** How long a stream waits for a client that does not read before cutting it off (30 s). */
+  streamStallTimeoutMs?: number;
+}
+
+/**
+ * The Express app over a container built by createContainer; no listening, so tests run it
+ * in-process. What its routes share per key and per process (the rate limit, the turns, the
+ * streams' places) is built here, once per app.
+ */
+export function createApp(container: Container, options: AppOptions = {}): express.Express {
   const config = container.get<Config>(APP.Config);
+  const logger = container.get<Logger>(APP.Logger);
+  const activity = container.get<RequestActivity>(APP.RequestActivity);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -105,12 +104,29 @@ export function createApp(container: Container): express.Express {
   const metrics = new HttpMetrics(container.get<Database>(APP.Database), [
     container.get<OperatorMetrics>(APP.OperatorMetrics).registry,
   ]);
-  const log = requestLogger(app, container.get<Logger>(APP.Logger));
-  app.use(requestEdge(metrics, log));
+  const log = requestLogger(app, logger);
+  app.use(requestEdge(metrics, log, activity));
+
+  const bearer = bearerAuth(container, {
+    rateLimit: keyRateLimit({
+      limit: config.rateLimitPerMinute,
+      redis: container.get<RedisConnection | null>(APP.Redis),
+      logger,
+    }),
+    turns: new KeyTurns({ perKey: TURNS_PER_KEY, alone: TURNS_ALONE, waitingPerKey: WAITING_PER_KEY }),
+  });
+  const streams = new StreamLimits(
+    {
+      perKey: config.streamsPerKey,
+      perInstance: config.streamsPerInstance,
+      stallTimeoutMs: options.streamStallTimeoutMs,
+    },
+    activity,
+  );
 
   // The people routes first: the chat bot's lookups are most of the traffic, and every router
   // mounted before them is one more a lookup walks through. No two routers share a path.
-  app.use(peopleRouter(container));
+  app.use(peopleRouter(container, bearer, streams));
   // POST /keys reads its body only after the credentials: see keysIssueRouter.
   app.use(keysIssueRouter(container));
   app.use(healthRouter(container));
@@ -118,9 +134,9 @@ export function createApp(container: Container): express.Express {
   app.use(openApiRouter());
   app.use(docsRouter());
   app.use(deskRouter());
-  app.use(changesRouter(container));
-  app.use(keysRouter(container));
-  app.use(importsRouter(container));
+  app.use(changesRouter(container, bearer, streams));
+  app.use(keysRouter(container, bearer));
+  app.use(importsRouter(container, bearer));
 
   app.use((req, _res, next) => {
     next(new HttpError(404, `no such endpoint: ${req.method} ${req.path}`));

@@ -3,7 +3,6 @@ import type { Container } from 'inversify';
 import { AuthenticateAccount } from '../application/keys/authenticate-account';
 import { AuthenticateKey } from '../application/keys/authenticate-key';
 import type { Principal } from '../application/principal';
-import { APP } from '../container';
 import type { Account } from '../domain/account';
 import { Forbidden, Unauthenticated } from '../domain/errors';
 import type { Permission } from '../domain/permission';
@@ -67,6 +66,15 @@ function bearerToken(req: Request, res: Response): string {
   return parts.value;
 }
 
+/** The guard of a Bearer route, for the permission it needs, if any. */
+export type BearerGuard = (permission?: Permission) => RequestHandler;
+
+/** What a key's requests share across every route of one app: one rate-limit budget, one queue of turns. */
+export interface KeyLimits {
+  rateLimit: RequestHandler;
+  turns: KeyTurns;
+}
+
 /**
  * The guard of every Bearer route, in the order SPEC §2 gives: authenticate the token (401), check
  * the permission the route needs, if any (401 naming it), count the request against its key's
@@ -74,10 +82,8 @@ function bearerToken(req: Request, res: Response): string {
  * without valid credentials learns nothing about them. On success `res.locals.principal` holds who
  * is calling and `res.locals.keyId` the key used (read by the request log, even for a refusal).
  */
-export function bearerAuth(container: Container): (permission?: Permission) => RequestHandler {
+export function bearerAuth(container: Container, { rateLimit, turns }: KeyLimits): BearerGuard {
   const authenticateKey = container.get(AuthenticateKey);
-  const rateLimit = container.get<RequestHandler>(APP.KeyRateLimit);
-  const turns = container.get<KeyTurns>(APP.KeyTurns);
   return (permission) => async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;

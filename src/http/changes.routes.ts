@@ -1,9 +1,8 @@
 import express, { type Request, type Response } from 'express';
 import type { Container } from 'inversify';
 import { DEFAULT_CHANGES_LIMIT, ListChanges } from '../application/changes/list-changes';
-import { APP } from '../container';
 import { InvalidInput } from '../domain/errors';
-import { bearerAuth } from './authentication';
+import type { BearerGuard } from './authentication';
 import { CHANGE_PAGE_OPENING, changePageClosing } from './change.mapper';
 import { streamJsonArray } from './json-array-stream';
 import { isHeavyPage, takeHeavyTurn } from './key-turns';
@@ -19,11 +18,13 @@ const PARAMETERS = ['after', 'limit'];
 const joinTexts = (texts: string[]) => texts.join(',');
 
 /** GET /changes (SPEC §7). */
-export function changesRouter(container: Container): express.Router {
+export function changesRouter(
+  container: Container,
+  bearer: BearerGuard,
+  streams: StreamLimits,
+): express.Router {
   const router = express.Router();
-  const bearer = bearerAuth(container);
   const listChanges = container.get(ListChanges);
-  const streams = container.get<StreamLimits>(APP.StreamLimits);
 
   router.get('/changes', bearer('read'), async (req: Request, res: Response) => {
     const query = singleValues(req);

@@ -8,7 +8,7 @@ import { InvalidInput } from '../domain/errors';
 import { type PeopleFormat, peopleFrom } from '../person-file/people-from';
 import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../person-file/people-writers';
 import { bufferSource } from '../person-file/read-json-array';
-import { bearerAuth, principalOf } from './authentication';
+import { type BearerGuard, principalOf } from './authentication';
 import { IMPORT_BODY_LIMIT, IMPORT_PATH, IMPORT_TOO_LARGE_MESSAGE } from './body-parsing';
 import { messagesFor } from './error-messages';
 import { HttpError } from './http-error';
@@ -122,9 +122,8 @@ function changeJson(change: Exclude<PlannedChange, { kind: 'duplicate' }>) {
  * POST /imports and GET /export (SPEC §9): the secretary's import and export, the command line's
  * use cases driven over HTTP with the `manage` permission, audited with the key.
  */
-export function importsRouter(container: Container): express.Router {
+export function importsRouter(container: Container, bearer: BearerGuard): express.Router {
   const router = express.Router();
-  const bearer = bearerAuth(container);
   const importPeople = container.get(ImportPeople);
   const exportPeople = container.get(ExportPeople);
   const clock = container.get<Clock>(TYPES.Clock);

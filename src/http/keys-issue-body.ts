@@ -18,7 +18,11 @@ function firstUnknown(value: unknown): unknown {
  * ranges are checked here, and only here; the name's text rules and whether the account holds the
  * permissions are IssueKey's to decide.
  */
+@JSONSchema({ additionalProperties: false })
 export class IssueKeyBody {
+  /** Its name in the OpenAPI document. */
+  static readonly schemaName = 'IssueKeyRequest';
+
   @IsOptional()
   @IsString({ message: 'must be a string' })
   // The length (in characters, not UTF-16 units) and the characters are IssueKey's to check.

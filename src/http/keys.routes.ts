@@ -6,14 +6,13 @@ import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
 import type { ApiKey } from '../domain/api-key';
 import { mapApiKey } from './api-key.mapper';
-import { bearerAuth, principalOf } from './authentication';
+import { type BearerGuard, principalOf } from './authentication';
 import { idParam } from './ids';
 import { methodNotAllowed } from './method-not-allowed';
 
 /** GET /keys, DELETE /keys and DELETE /keys/:id (Bearer); POST /keys is keysIssueRouter's. */
-export function keysRouter(container: Container): express.Router {
+export function keysRouter(container: Container, bearer: BearerGuard): express.Router {
   const router = express.Router();
-  const bearer = bearerAuth(container);
   const tokens = container.get<TokenService>(TYPES.TokenService);
   const listKeys = container.get(ListKeys);
   const revokeKey = container.get(RevokeKey);

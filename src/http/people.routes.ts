@@ -10,13 +10,11 @@ import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
 import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
-import { APP } from '../container';
 import type { Person } from '../domain/person';
-import { bearerAuth, principalOf } from './authentication';
+import { type BearerGuard, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
 import { streamJsonArray } from './json-array-stream';
-import type { RequestActivity } from './request-activity';
 import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
 import { giveBackTurn, isHeavyPage, takeHeavyTurn } from './key-turns';
@@ -43,12 +41,12 @@ function sendPerson(res: Response, person: Person, today: string): void {
 }
 
 /** GET /people, POST /people/search, GET, PATCH and DELETE /people/:id, GET /people/:id/data. */
-export function peopleRouter(container: Container): express.Router {
+export function peopleRouter(
+  container: Container,
+  bearer: BearerGuard,
+  streams: StreamLimits,
+): express.Router {
   const router = express.Router();
-  // Counted so that streams can give way to them (see the container).
-  router.use(container.get<RequestActivity>(APP.RequestActivity).middleware);
-  const bearer = bearerAuth(container);
-  const streams = container.get<StreamLimits>(APP.StreamLimits);
   const searchPeople = container.get(SearchPeople);
   const takeChangesCursor = container.get(TakeChangesCursor);
   const getPerson = container.get(GetPerson);

@@ -15,7 +15,12 @@ const NAME_SCHEMA = {
  * rules on the values (trimming, lengths, control characters) are the domain's, applied by
  * UpdatePerson.
  */
+// A change of nothing is refused ("give at least one of ..."), which no decorator can check.
+@JSONSchema({ additionalProperties: false, minProperties: 1 })
 export class PersonChangesDto {
+  /** Its name in the OpenAPI document. */
+  static readonly schemaName = 'PersonChanges';
+
   @ValidateIf((_object, value) => value !== undefined)
   @IsString(STRING)
   @JSONSchema(NAME_SCHEMA)
@@ -42,9 +47,14 @@ export class PersonChangesDto {
  * The body of PATCH /people/:id in its nested form, `{"person": {...}}`. The interface document's
  * flat form (`{"person[first_name]": ...}`, also as a form) is read into this shape first.
  */
+@JSONSchema({ additionalProperties: false })
 export class UpdatePersonBodyDto {
+  /** Its name in the OpenAPI document. */
+  static readonly schemaName = 'PersonUpdateNested';
+
   @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => PersonChangesDto)
+  @JSONSchema(() => ({ $ref: `#/components/schemas/${PersonChangesDto.schemaName}` }))
   person!: PersonChangesDto;
 }

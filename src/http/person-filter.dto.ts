@@ -25,7 +25,11 @@ const EXACT = { maxLength: FILTER_STRING_MAX_LENGTH, description: 'Exact, case-s
  * PersonFilter as the API spells it: the JSON body of GET /people and POST /people/search, or the
  * query string of GET /people. The one description of the filter; the OpenAPI schema comes from it.
  */
+@JSONSchema({ additionalProperties: false })
 export class PersonFilterDto {
+  /** Its name in the OpenAPI document. */
+  static readonly schemaName = 'PersonFilter';
+
   @unlessAbsent()
   @IsString(STRING)
   @IsText(FILTER_STRING_MAX_LENGTH)

@@ -1,3 +1,4 @@
+import type { RequestActivity } from '../request-activity';
 import { HttpError } from './http-error';
 
 /** A client that has not taken any of a stream for this long is cut off (SPEC §4). */
@@ -19,20 +20,18 @@ export interface StreamLimitsOptions {
  * key's hundred parallel downloads (or a hundred clients that never read) took the connections
  * that every other key's lookups need. Past a bound the answer is 429 with Retry-After, before
  * anything is read or sent. Not counted: paged searches, whose size `limit` bounds, and lookups
- * (see `isLookup` in the domain's person filter).
+ * (see `isLookup` in the domain's person filter). The streams of the process are counted by
+ * `activity`, to which the container's database lane listens.
  */
 export class StreamLimits {
   readonly stallTimeoutMs: number;
   private readonly byKey = new Map<number, number>();
-  private running = 0;
 
-  constructor(private readonly options: StreamLimitsOptions) {
+  constructor(
+    private readonly options: StreamLimitsOptions,
+    private readonly activity: RequestActivity,
+  ) {
     this.stallTimeoutMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
-  }
-
-  /** Streams running now, every key together. */
-  get active(): number {
-    return this.running;
   }
 
   /** Takes a place for one stream of the key, or throws a 429; answers the function that gives it back. */
@@ -41,16 +40,16 @@ export class StreamLimits {
     if (ofKey >= this.options.perKey) {
       throw tooMany(`at most ${this.options.perKey} unpaged searches run at once for one key`);
     }
-    if (this.running >= this.options.perInstance) {
+    if (this.activity.streams >= this.options.perInstance) {
       throw tooMany(`at most ${this.options.perInstance} unpaged searches run at once on this server`);
     }
     this.byKey.set(keyId, ofKey + 1);
-    this.running += 1;
+    const ended = this.activity.streamStarted();
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      this.running -= 1;
+      ended();
       const remaining = (this.byKey.get(keyId) ?? 1) - 1;
       if (remaining === 0) this.byKey.delete(keyId);
       else this.byKey.set(keyId, remaining);

@@ -1,7 +1,6 @@
 import { type ClassConstructor, plainToInstance } from 'class-transformer';
-import { getMetadataStorage, type ValidationError, validate } from 'class-validator';
+import { getMetadataStorage, type ValidationError, validateSync } from 'class-validator';
 import { InvalidInput } from '../domain/errors';
-import { passesAllChecks } from './dto-checks';
 import { messagesFor } from './error-messages';
 
 // Client-chosen key names appear in messages; a bound keeps an absurd key from filling the answer.
@@ -79,7 +78,8 @@ export function refuseUnknownKeys(
  * Turns a plain object into a validated DTO or throws InvalidInput naming each bad field: first
  * every key the DTO does not declare (`unknownKey` words the message), then the values. The DTOs'
  * constraint messages are written without the field name ("must be a string"): it is added here
- * in its API spelling.
+ * in its API spelling. Checked by validateSync: no rule of the DTOs is asynchronous (a test keeps
+ * it so), and validate() would add a chain of promises to every request.
  */
 export async function toValidDto<T extends object>(
   type: ClassConstructor<T>,
@@ -88,8 +88,7 @@ export async function toValidDto<T extends object>(
 ): Promise<T> {
   refuseUnknownKeys(plain, declaredKeysOf(type), unknownKey);
   const dto = plainToInstance(type, plain);
-  if (passesAllChecks(type, dto)) return dto;
-  const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
+  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new InvalidInput(messagesOf(errors));
   return dto;
 }

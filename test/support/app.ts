@@ -11,7 +11,7 @@ import { type Config, loadConfig } from '../../src/config';
 import { type ContainerOverrides, createContainer } from '../../src/container';
 import type { Permission } from '../../src/domain/permission';
 import type { Role } from '../../src/domain/person';
-import { createApp } from '../../src/http/app';
+import { type AppOptions, createApp } from '../../src/http/app';
 import type { Database } from '../../src/infrastructure/persistence/database';
 import { openTestDatabase, type TestDatabaseTarget } from './databases';
 
@@ -78,6 +78,8 @@ export async function createTestApp(
   options: {
     env?: Record<string, string>;
     overrides?: ContainerOverrides;
+    /** Options of the HTTP app (tests shorten a stream's stall timeout). */
+    app?: AppOptions;
     /**
      * Runs on the container before the app is built, e.g. to rebind a port to a wrapper of the
      * real adapter: the routes resolve their use cases (and so their ports) once, when built.
@@ -94,7 +96,7 @@ export async function createTestApp(
   const database = options.database ?? (await openTestDatabase(target));
   const container = createContainer({ ...config, databaseUrl: target.url }, database, options.overrides);
   options.prepare?.(container);
-  const app = createApp(container);
+  const app = createApp(container, options.app);
 
   const createAccount: TestApp['createAccount'] = async (account = {}) => {
     const username = account.username ?? uniqueName('user');

@@ -1,11 +1,11 @@
 import { DEFAULT_CHANGES_LIMIT } from '../../application/changes/list-changes';
 import { MAX_PAGE_LIMIT } from '../../application/page-limit';
 import { ADA } from './examples';
+import { BEARER_HEADERS } from './headers';
 import { int32 } from './integers';
-import { operation } from './operation';
-import type { Paths } from './openapi-types';
+import type { Operation, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
-import { answer, json } from './responses';
+import { BEARER_ACCESS_FAILURES, json, responseRef } from './responses';
 
 const EXAMPLE = {
   changes: [
@@ -32,8 +32,7 @@ const EXAMPLE = {
   has_more: false,
 };
 
-const listChanges = operation({
-  access: 'bearer',
+const LIST_CHANGES: Operation = {
   operationId: 'listChanges',
   summary: 'Follow changes',
   description:
@@ -43,6 +42,7 @@ const listChanges = operation({
     'cursor sees every change exactly once, in seq order, whatever commits concurrently. List ' +
     'GET /people once and follow from its Changes-Cursor header. Permission: read.',
   tags: ['Changes'],
+  security: [{ bearer: [] }],
   parameters: [
     {
       name: 'after',
@@ -61,15 +61,18 @@ const listChanges = operation({
     },
   ],
   responses: {
-    200: answer(
-      'The changes after the cursor, and the cursor to continue from.',
-      json(schemaRef('ChangePage'), EXAMPLE),
-    ),
+    200: {
+      description: 'The changes after the cursor, and the cursor to continue from.',
+      headers: BEARER_HEADERS,
+      content: json(schemaRef('ChangePage'), EXAMPLE),
+    },
+    400: responseRef('BearerBadRequest'),
+    410: responseRef('BearerGone'),
+    ...BEARER_ACCESS_FAILURES,
   },
-  errors: [400, 410],
-});
+};
 
 /** GET /changes. */
 export function changesPaths(): Paths {
-  return { '/changes': { get: listChanges } };
+  return { '/changes': { get: LIST_CHANGES } };
 }

@@ -1,12 +1,10 @@
 import { CSV_COLUMNS } from '../../person-file/csv-person-file';
 import { CURRENT_CSV_COLUMNS } from '../../person-file/people-writers';
 import { IMPORT_TOO_LARGE_MESSAGE } from '../body-parsing';
-import { rateLimitHeadersOfFailures } from './headers';
+import { BEARER_FAILURE_HEADERS, BEARER_HEADERS } from './headers';
 import { idSchema, int32 } from './integers';
-import type { JsonSchema, Paths } from './openapi-types';
-import { schemaRef } from './openapi-types';
-import { operation } from './operation';
-import { answer, json } from './responses';
+import type { JsonSchema, Operation, Paths } from './openapi-types';
+import { BEARER_ACCESS_FAILURES, errorBody, json, responseRef } from './responses';
 
 const nullableString = { type: ['string', 'null'] };
 const text = { type: 'string' };
@@ -171,8 +169,7 @@ const flag = (name: string, description: string) => ({
   schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
 });
 
-const importPeople = operation({
-  access: 'bearer',
+const IMPORT_PEOPLE: Operation = {
   operationId: 'importPeople',
   summary: 'Import a roster (JSON or CSV)',
   description:
@@ -182,6 +179,7 @@ const importPeople = operation({
     'A field or column left out is kept. With dry_run=true nothing is written and the answer lists every change. ' +
     'A bad file: 400, each message naming its record (or row) and field (or column); role admin is refused, and an admin is nobody here. Up to 10 MiB. Permission: manage.',
   tags: ['Secretary'],
+  security: [{ bearer: [] }],
   parameters: [
     flag('dry_run', 'true: check and list every change, write nothing.'),
     flag(
@@ -198,18 +196,23 @@ const importPeople = operation({
     },
   },
   responses: {
-    200: answer('What the import did (or, in a dry run, would do).', json(IMPORT_RESULT, RESULT_EXAMPLE)),
-    413: answer(
-      'The request body is larger than 10 MiB.',
-      json(schemaRef('Error'), { errors: [IMPORT_TOO_LARGE_MESSAGE] }),
-      rateLimitHeadersOfFailures(),
-    ),
+    200: {
+      description: 'What the import did (or, in a dry run, would do).',
+      headers: BEARER_HEADERS,
+      content: json(IMPORT_RESULT, RESULT_EXAMPLE),
+    },
+    400: responseRef('BearerBadRequest'),
+    413: {
+      description: 'The request body is larger than 10 MiB.',
+      headers: BEARER_FAILURE_HEADERS,
+      content: errorBody(IMPORT_TOO_LARGE_MESSAGE),
+    },
+    415: responseRef('BearerUnsupportedMediaType'),
+    ...BEARER_ACCESS_FAILURES,
   },
-  errors: [400, 415],
-});
+};
 
-const exportPeople = operation({
-  access: 'bearer',
+const EXPORT_PEOPLE: Operation = {
   operationId: 'exportPeople',
   summary: 'Export the members (JSON or CSV)',
   description:
@@ -218,6 +221,7 @@ const exportPeople = operation({
     '(one row per membership, UTF-8 with a byte order mark). With format=csv&current=true, one row per current member ' +
     `for a mail merge: ${CURRENT_CSV_COLUMNS.join(', ')}. Audited with the key. Permission: manage.`,
   tags: ['Secretary'],
+  security: [{ bearer: [] }],
   parameters: [
     {
       name: 'format',
@@ -228,13 +232,10 @@ const exportPeople = operation({
     flag('current', 'true (with format=csv only): one row per current member, for a mail merge.'),
   ],
   responses: {
-    200: answer(
-      'The export, as an attachment.',
-      {
-        'application/json': { schema: { type: 'array', items: PERSON_RECORD } },
-        'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
-      },
-      {
+    200: {
+      description: 'The export, as an attachment.',
+      headers: {
+        ...BEARER_HEADERS,
         'Content-Disposition': {
           description:
             'attachment; filename="members-YYYY-MM-DD.csv" (or .json), the date being today in the directory\'s time zone.',
@@ -245,12 +246,17 @@ const exportPeople = operation({
           },
         },
       },
-    ),
+      content: {
+        'application/json': { schema: { type: 'array', items: PERSON_RECORD } },
+        'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
+      },
+    },
+    400: responseRef('BearerBadRequest'),
+    ...BEARER_ACCESS_FAILURES,
   },
-  errors: [400],
-});
+};
 
 /** POST /imports and GET /export (SPEC §9). */
 export function importsPaths(): Paths {
-  return { '/imports': { post: importPeople }, '/export': { get: exportPeople } };
+  return { '/imports': { post: IMPORT_PEOPLE }, '/export': { get: EXPORT_PEOPLE } };
 }

@@ -5,7 +5,7 @@ import { keysPaths } from './keys-paths';
 import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
 import { requestSchemas } from './request-schemas';
-import { failureComponents } from './responses';
+import { FAILURE_RESPONSES } from './responses';
 import { responseSchemas } from './response-schemas';
 import { servicePaths } from './service-paths';
 import { webhookSchemas, webhooks } from './webhooks';
@@ -46,13 +46,14 @@ function referencedFailures(paths: Paths): Record<string, ResponseObject> {
   const referenced = new Set(
     [...JSON.stringify(paths).matchAll(/"#\/components\/responses\/([^"]+)"/g)].map((match) => match[1]),
   );
-  return Object.fromEntries(Object.entries(failureComponents()).filter(([name]) => referenced.has(name)));
+  return Object.fromEntries(Object.entries(FAILURE_RESPONSES).filter(([name]) => referenced.has(name)));
 }
 
 /**
- * The OpenAPI 3.1 document of the service. Request schemas are generated from the class-validator
- * DTOs the routes validate with; answer schemas are checked against the mappers. Built once, at
- * start-up.
+ * The OpenAPI 3.1 document of the service: plain OpenAPI, its shared answers and headers
+ * referenced from components. Request schemas are generated from the class-validator DTOs the
+ * routes validate with; answer schemas are typed by the mappers. Built once, at start-up; the
+ * tests check it against the routes served, the answers given, and its own examples.
  */
 export function buildOpenApiDocument(): OpenApiDocument {
   const schemas = { ...requestSchemas(), ...responseSchemas(), ...webhookSchemas() };

@@ -1,12 +1,13 @@
 import { MAX_PAGE_LIMIT } from '../../application/page-limit';
 import { MAX_ID } from '../ids';
 import { ADA, FILTER, PEOPLE } from './examples';
-import { headerRef } from './headers';
+import { BEARER_HEADERS, headerRef } from './headers';
 import { idSchema, int32 } from './integers';
-import { operation } from './operation';
-import type { JsonSchema, Operation, Parameter, Paths } from './openapi-types';
+import type { JsonSchema, Parameter, Paths, ResponseObject } from './openapi-types';
 import { schemaRef } from './openapi-types';
-import { answer, failure, json } from './responses';
+import { BEARER_ACCESS_FAILURES, FAILURE_RESPONSES, json, responseRef } from './responses';
+
+const BEARER = [{ bearer: [] }];
 
 /** The filter's fields as query parameters of GET /people: the same names and rules as the body. */
 function filterParameters(filter: JsonSchema): Parameter[] {
@@ -19,7 +20,7 @@ function filterParameters(filter: JsonSchema): Parameter[] {
   }));
 }
 
-const pageParameters: Parameter[] = [
+const PAGE_PARAMETERS: Parameter[] = [
   {
     name: 'limit',
     in: 'query',
@@ -34,32 +35,19 @@ const pageParameters: Parameter[] = [
   },
 ];
 
-const idParameter = (what: string): Parameter => ({
+const ID_PARAMETER: Parameter = {
   name: 'id',
   in: 'path',
   required: true,
-  description: `Identifier of the ${what}: a positive integer without leading zeros.`,
+  description: 'Identifier of the person: a positive integer without leading zeros.',
   schema: idSchema(),
   example: ADA.id,
-});
-
-/**
- * The id of a change. Its example is an id no person has (the largest an id can be), so that trying
- * the operation as the reference page proposes it answers 404 rather than changing a real member
- * of the directory it runs on.
- */
-const changedIdParameter: Parameter = {
-  ...idParameter('person'),
-  description:
-    'Identifier of the person: a positive integer without leading zeros. The example, the largest ' +
-    'id there can be, names nobody (404): put the id of the person you mean to change.',
-  example: MAX_ID,
 };
 
-const peopleAnswer = answer(
-  'The matching people, ordered by id (admins excluded). An empty filter matches everyone.',
-  json({ type: 'array', items: schemaRef('Person') }, PEOPLE),
-  {
+const PEOPLE_ANSWER: ResponseObject = {
+  description: 'The matching people, ordered by id (admins excluded). An empty filter matches everyone.',
+  headers: {
+    ...BEARER_HEADERS,
     Link: {
       description: 'With limit, when more people match: `<...?limit=N&after=ID>; rel="next"`.',
       schema: { type: 'string' },
@@ -67,174 +55,208 @@ const peopleAnswer = answer(
     },
     'Changes-Cursor': headerRef('Changes-Cursor'),
   },
-);
+  content: json({ type: 'array', items: schemaRef('Person') }, PEOPLE),
+};
 
-const SEARCH_ERRORS = [400, 413, 415] as const;
+const SEARCH_FAILURES = {
+  400: responseRef('BearerBadRequest'),
+  413: responseRef('BearerPayloadTooLarge'),
+  415: responseRef('BearerUnsupportedMediaType'),
+  ...BEARER_ACCESS_FAILURES,
+};
 
-const personAnswer = (description: string) =>
-  answer(description, json(schemaRef('Person'), ADA), { ETag: headerRef('ETag') });
+const SEARCH =
+  'Filters combine with AND. Every match is returned unless limit is given; then a Link header ' +
+  'points to the next page. Permission: read.';
 
-function searchOperations(filter: JsonSchema): { get: Operation; post: Operation } {
-  const description =
-    'Filters combine with AND. Every match is returned unless limit is given; then a Link header ' +
-    'points to the next page. Permission: read.';
-  return {
-    get: operation({
-      access: 'bearer',
-      operationId: 'searchPeople',
-      summary: 'Search people',
-      // No requestBody: a GET with a body cannot be sent by browsers (so "Try it out" would fail)
-      // nor by most generated clients. The service still accepts one.
-      description:
-        `${description} The filter comes as query parameters. The same filter is also accepted as ` +
-        "a JSON body of the GET (the interface document's form; not together with filter " +
-        'parameters), but browsers and many HTTP clients cannot send a body with a GET: ' +
-        'POST /people/search takes it as a body instead.',
-      tags: ['People'],
-      parameters: [...filterParameters(filter), ...pageParameters],
-      responses: { 200: peopleAnswer },
-      errors: [...SEARCH_ERRORS],
-    }),
-    post: operation({
-      access: 'bearer',
-      operationId: 'searchPeopleByBody',
-      summary: 'Search people (filter in a POST body)',
-      description: `${description} The same search as GET /people, for clients that cannot send a GET body.`,
-      tags: ['People'],
-      parameters: pageParameters,
-      requestBody: {
-        description: 'The filter; {} or an empty body matches everyone.',
-        required: false,
-        content: json(schemaRef('PersonFilter'), FILTER),
-      },
-      responses: { 200: peopleAnswer },
-      errors: [...SEARCH_ERRORS],
-    }),
-  };
-}
-
-const getPerson = operation({
-  access: 'bearer',
-  operationId: 'getPerson',
-  summary: 'Read one person',
-  description: 'Permission: read. Answers 404 for an admin as for a missing person.',
-  tags: ['People'],
-  parameters: [
-    idParameter('person'),
-    {
-      name: 'If-None-Match',
-      in: 'header',
-      description: 'An ETag from an earlier answer: 304 when the person is unchanged.',
-      schema: { type: 'string' },
-    },
-  ],
-  responses: {
-    200: personAnswer('The person.'),
-    304: answer('Not modified: the copy named by If-None-Match is current.', undefined, {
-      ETag: headerRef('ETag'),
-    }),
-  },
-  errors: [400, 404],
+const personAnswer = (description: string): ResponseObject => ({
+  description,
+  headers: { ...BEARER_HEADERS, ETag: headerRef('ETag') },
+  content: json(schemaRef('Person'), ADA),
 });
 
-const updatePerson = operation({
-  access: 'bearer',
-  operationId: 'updatePerson',
-  summary: 'Update a person',
-  description:
-    'Changes first_name, last_name and chat_id. Names are trimmed, 1 to 100 characters, no control ' +
-    'characters; chat_id is 1 to 64 characters, and null or "" clears it. Every change is written ' +
-    'to the audit log. Permission: write.',
-  tags: ['People'],
-  parameters: [
-    changedIdParameter,
-    {
-      name: 'If-Match',
-      in: 'header',
-      description:
-        'An ETag from an earlier answer: the change is made only if the person is still at that version (412 otherwise).',
-      schema: { type: 'string' },
-    },
-  ],
-  requestBody: {
-    description: 'At least one field, in either JSON form, or form-encoded with the flat keys.',
-    required: true,
-    content: {
-      'application/json': {
-        schema: { oneOf: [schemaRef('PersonUpdateFlat'), schemaRef('PersonUpdateNested')] },
-        examples: {
-          flat: {
-            summary: "Flat keys (the interface document's form)",
-            value: { 'person[chat_id]': ADA.chat_id, 'person[first_name]': ADA.first_name },
-          },
-          nested: { summary: 'Nested object', value: { person: { last_name: 'King' } } },
-        },
-      },
-      'application/x-www-form-urlencoded': {
-        schema: schemaRef('PersonUpdateFlat'),
-        example: { 'person[last_name]': 'King' },
-      },
-    },
-  },
-  responses: {
-    200: personAnswer('The updated person, with its new ETag.'),
-    415: failure(415, 'bearer', {
-      'Accept-Patch': {
-        description: 'The media types this operation accepts.',
-        schema: { type: 'string' },
-        example: 'application/json, application/x-www-form-urlencoded',
-        required: true,
-      },
-    }),
-  },
-  errors: [400, 404, 409, 412, 413],
-});
+const ONE_PERSON_FAILURES = {
+  400: responseRef('BearerBadRequest'),
+  404: responseRef('BearerNotFound'),
+  ...BEARER_ACCESS_FAILURES,
+};
 
 const NOT_VISIBLE = 'Answers 404 for nobody, an admin or someone already erased, as GET /people/{id} does.';
 
-const erasePerson = operation({
-  access: 'bearer',
-  operationId: 'erasePerson',
-  summary: 'Erase a person (data protection)',
-  description:
-    'In one transaction: the names become "erased"; chat_id, planner_id and member_number are ' +
-    'cleared; contacts are deleted; membership periods (club, kind, dates) stay for the ' +
-    "society's statistics; an account is taken away (username, password hash, permissions and " +
-    'key names gone, keys revoked); old and new values in audit entries about the person become ' +
-    '"[erased]". The values are no longer in the database\'s tables or indexes when it answers. ' +
-    'An audit entry records which account and key erased whom; the change feed says person.erased ' +
-    `with \`by\` this key. ${NOT_VISIBLE} Permission: manage.`,
-  tags: ['People'],
-  parameters: [idParameter('person')],
-  responses: {
-    200: answer('The person was erased.', json(schemaRef('Erased'), { erased: ADA.id })),
-  },
-  errors: [400, 404],
-});
-
-const personData = operation({
-  access: 'bearer',
-  operationId: 'exportPersonData',
-  summary: 'Everything held about a person (subject access)',
-  description:
-    'The answer to a subject access request: the person with contacts and memberships, their ' +
-    'account (without its password hash) and every key it was issued (tokens masked), the audit ' +
-    'entries about them and those their account made (those about other people without their ' +
-    'values), and the changes about them in the feed, oldest first. The same JSON as ' +
-    `\`npm run cli -- people export-data ID\` writes. ${NOT_VISIBLE} Permission: manage.`,
-  tags: ['People'],
-  parameters: [idParameter('person')],
-  responses: { 200: answer('What the directory holds about the person.', json(schemaRef('PersonData'))) },
-  errors: [400, 404],
-});
-
 /** GET /people, POST /people/search, GET, PATCH and DELETE /people/{id}, GET /people/{id}/data. */
 export function peoplePaths(filter: JsonSchema): Paths {
-  const search = searchOperations(filter);
   return {
-    '/people': { get: search.get },
-    '/people/search': { post: search.post },
-    '/people/{id}': { get: getPerson, patch: updatePerson, delete: erasePerson },
-    '/people/{id}/data': { get: personData },
+    '/people': {
+      get: {
+        operationId: 'searchPeople',
+        summary: 'Search people',
+        // No requestBody: a GET with a body cannot be sent by browsers (so "Try it out" would fail)
+        // nor by most generated clients. The service still accepts one.
+        description:
+          `${SEARCH} The filter comes as query parameters. The same filter is also accepted as ` +
+          "a JSON body of the GET (the interface document's form; not together with filter " +
+          'parameters), but browsers and many HTTP clients cannot send a body with a GET: ' +
+          'POST /people/search takes it as a body instead.',
+        tags: ['People'],
+        security: BEARER,
+        parameters: [...filterParameters(filter), ...PAGE_PARAMETERS],
+        responses: { 200: PEOPLE_ANSWER, ...SEARCH_FAILURES },
+      },
+    },
+    '/people/search': {
+      post: {
+        operationId: 'searchPeopleByBody',
+        summary: 'Search people (filter in a POST body)',
+        description: `${SEARCH} The same search as GET /people, for clients that cannot send a GET body.`,
+        tags: ['People'],
+        security: BEARER,
+        parameters: PAGE_PARAMETERS,
+        requestBody: {
+          description: 'The filter; {} or an empty body matches everyone.',
+          required: false,
+          content: json(schemaRef('PersonFilter'), FILTER),
+        },
+        responses: { 200: PEOPLE_ANSWER, ...SEARCH_FAILURES },
+      },
+    },
+    '/people/{id}': {
+      get: {
+        operationId: 'getPerson',
+        summary: 'Read one person',
+        description: 'Permission: read. Answers 404 for an admin as for a missing person.',
+        tags: ['People'],
+        security: BEARER,
+        parameters: [
+          ID_PARAMETER,
+          {
+            name: 'If-None-Match',
+            in: 'header',
+            description: 'An ETag from an earlier answer: 304 when the person is unchanged.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          200: personAnswer('The person.'),
+          304: {
+            description: 'Not modified: the copy named by If-None-Match is current.',
+            headers: { ...BEARER_HEADERS, ETag: headerRef('ETag') },
+          },
+          ...ONE_PERSON_FAILURES,
+        },
+      },
+      patch: {
+        operationId: 'updatePerson',
+        summary: 'Update a person',
+        description:
+          'Changes first_name, last_name and chat_id. Names are trimmed, 1 to 100 characters, no control ' +
+          'characters; chat_id is 1 to 64 characters, and null or "" clears it. Every change is written ' +
+          'to the audit log. Permission: write.',
+        tags: ['People'],
+        security: BEARER,
+        parameters: [
+          {
+            ...ID_PARAMETER,
+            // An id no person has (the largest an id can be): trying the operation as the reference
+            // page proposes it answers 404 rather than changing a real member.
+            description:
+              'Identifier of the person: a positive integer without leading zeros. The example, the largest ' +
+              'id there can be, names nobody (404): put the id of the person you mean to change.',
+            example: MAX_ID,
+          },
+          {
+            name: 'If-Match',
+            in: 'header',
+            description:
+              'An ETag from an earlier answer: the change is made only if the person is still at that version (412 otherwise).',
+            schema: { type: 'string' },
+          },
+        ],
+        requestBody: {
+          description: 'At least one field, in either JSON form, or form-encoded with the flat keys.',
+          required: true,
+          content: {
+            'application/json': {
+              schema: { oneOf: [schemaRef('PersonUpdateFlat'), schemaRef('PersonUpdateNested')] },
+              examples: {
+                flat: {
+                  summary: "Flat keys (the interface document's form)",
+                  value: { 'person[chat_id]': ADA.chat_id, 'person[first_name]': ADA.first_name },
+                },
+                nested: { summary: 'Nested object', value: { person: { last_name: 'King' } } },
+              },
+            },
+            'application/x-www-form-urlencoded': {
+              schema: schemaRef('PersonUpdateFlat'),
+              example: { 'person[last_name]': 'King' },
+            },
+          },
+        },
+        responses: {
+          200: personAnswer('The updated person, with its new ETag.'),
+          409: responseRef('BearerConflict'),
+          412: responseRef('BearerPreconditionFailed'),
+          413: responseRef('BearerPayloadTooLarge'),
+          415: {
+            ...FAILURE_RESPONSES.BearerUnsupportedMediaType,
+            headers: {
+              ...FAILURE_RESPONSES.BearerUnsupportedMediaType.headers,
+              'Accept-Patch': {
+                description: 'The media types this operation accepts.',
+                schema: { type: 'string' },
+                example: 'application/json, application/x-www-form-urlencoded',
+                required: true,
+              },
+            },
+          },
+          ...ONE_PERSON_FAILURES,
+        },
+      },
+      delete: {
+        operationId: 'erasePerson',
+        summary: 'Erase a person (data protection)',
+        description:
+          'In one transaction: the names become "erased"; chat_id, planner_id and member_number are ' +
+          'cleared; contacts are deleted; membership periods (club, kind, dates) stay for the ' +
+          "society's statistics; an account is taken away (username, password hash, permissions and " +
+          'key names gone, keys revoked); old and new values in audit entries about the person become ' +
+          '"[erased]". The values are no longer in the database\'s tables or indexes when it answers. ' +
+          'An audit entry records which account and key erased whom; the change feed says person.erased ' +
+          `with \`by\` this key. ${NOT_VISIBLE} Permission: manage.`,
+        tags: ['People'],
+        security: BEARER,
+        parameters: [ID_PARAMETER],
+        responses: {
+          200: {
+            description: 'The person was erased.',
+            headers: BEARER_HEADERS,
+            content: json(schemaRef('Erased'), { erased: ADA.id }),
+          },
+          ...ONE_PERSON_FAILURES,
+        },
+      },
+    },
+    '/people/{id}/data': {
+      get: {
+        operationId: 'exportPersonData',
+        summary: 'Everything held about a person (subject access)',
+        description:
+          'The answer to a subject access request: the person with contacts and memberships, their ' +
+          'account (without its password hash) and every key it was issued (tokens masked), the audit ' +
+          'entries about them and those their account made (those about other people without their ' +
+          'values), and the changes about them in the feed, oldest first. The same JSON as ' +
+          `\`npm run cli -- people export-data ID\` writes. ${NOT_VISIBLE} Permission: manage.`,
+        tags: ['People'],
+        security: BEARER,
+        parameters: [ID_PARAMETER],
+        responses: {
+          200: {
+            description: 'What the directory holds about the person.',
+            headers: BEARER_HEADERS,
+            content: json(schemaRef('PersonData')),
+          },
+          ...ONE_PERSON_FAILURES,
+        },
+      },
+    },
   };
 }

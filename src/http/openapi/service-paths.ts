@@ -1,36 +1,50 @@
 import { DESK_ASSETS } from '../desk-files';
 import { DOCS_ASSET_FILES } from '../docs.routes';
-import { type OperationSpec, operation } from './operation';
-import type { Operation, Paths } from './openapi-types';
+import { COMMON_HEADERS } from './headers';
+import type { MediaType, ResponseObject, Paths } from './openapi-types';
 import { schemaRef } from './openapi-types';
-import { answer, json } from './responses';
+import { json, OPEN_FAILURES, responseRef } from './responses';
 
-const open = (fields: Omit<OperationSpec, 'tags' | 'access'>): Operation =>
-  operation({ ...fields, tags: ['Service'], access: 'open' });
+const SERVICE = { tags: ['Service'], security: [] };
+
+const ok = (description: string, content: Record<string, MediaType>): ResponseObject => ({
+  description,
+  headers: COMMON_HEADERS,
+  content,
+});
 
 /** Probes, metrics and this documentation: open to anyone who can reach the service. */
 export function servicePaths(): Paths {
   return {
     '/healthz': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'liveness',
         summary: 'Liveness probe',
         description: 'Answers as long as the process runs; never touches the database.',
-        responses: { 200: answer('The process is up.', json(schemaRef('Status'), { status: 'ok' })) },
-      }),
+        responses: {
+          200: ok('The process is up.', json(schemaRef('Status'), { status: 'ok' })),
+          ...OPEN_FAILURES,
+        },
+      },
     },
     '/readyz': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'readiness',
         summary: 'Readiness probe',
         description:
           'Answers 200 only when the database answers, within 2 seconds, the queries requests make (a key lookup and a person lookup).',
-        responses: { 200: answer('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })) },
-        errors: [503],
-      }),
+        responses: {
+          200: ok('Ready to serve.', json(schemaRef('Status'), { status: 'ok' })),
+          503: responseRef('ServiceUnavailable'),
+          ...OPEN_FAILURES,
+        },
+      },
     },
     '/metrics': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'metrics',
         summary: 'Prometheus metrics',
         description:
@@ -38,33 +52,38 @@ export function servicePaths(): Paths {
           '(http_request_duration_seconds), the database connection pool (db_pool_*) and the ' +
           'process (CPU, memory, event loop), in the Prometheus text format.',
         responses: {
-          200: answer('The current values.', {
+          200: ok('The current values.', {
             'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } },
           }),
+          ...OPEN_FAILURES,
         },
-      }),
+      },
     },
     '/openapi.json': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'openApiDocument',
         summary: 'This API description',
         description:
           'The OpenAPI 3.1 document of every endpoint, generated from the validators the service uses.',
-        responses: { 200: answer('The OpenAPI document.', json({ type: 'object' })) },
-      }),
+        responses: { 200: ok('The OpenAPI document.', json({ type: 'object' })), ...OPEN_FAILURES },
+      },
     },
     '/docs': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'docsPage',
         summary: 'API reference page',
         description: 'This page: Swagger UI over /openapi.json, served by the service itself (no CDN).',
         responses: {
-          200: answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+          200: ok('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+          ...OPEN_FAILURES,
         },
-      }),
+      },
     },
     '/docs/assets/{file}': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'docsAsset',
         summary: 'A file of the API reference page',
         description: 'The scripts, styles and icons of /docs, from the installed swagger-ui-dist package.',
@@ -78,17 +97,19 @@ export function servicePaths(): Paths {
           },
         ],
         responses: {
-          200: answer('The file.', {
+          200: ok('The file.', {
             'text/css': { schema: { type: 'string' } },
             'text/javascript': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
           }),
+          404: responseRef('NotFound'),
+          ...OPEN_FAILURES,
         },
-        errors: [404],
-      }),
+      },
     },
     '/desk': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'deskPage',
         summary: "The secretary's page",
         description:
@@ -96,13 +117,15 @@ export function servicePaths(): Paths {
           'search, correct, renew, import, export and erase through this API with a key kept in the ' +
           "page's memory. Built by npm run build into dist/src/desk; 404 when it was not built.",
         responses: {
-          200: answer('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+          200: ok('The HTML page.', { 'text/html; charset=utf-8': { schema: { type: 'string' } } }),
+          404: responseRef('NotFound'),
+          ...OPEN_FAILURES,
         },
-        errors: [404],
-      }),
+      },
     },
     '/desk/assets/{file}': {
-      get: open({
+      get: {
+        ...SERVICE,
         operationId: 'deskAsset',
         summary: "A file of the secretary's page",
         description: 'The script and the stylesheet of /desk.',
@@ -116,13 +139,14 @@ export function servicePaths(): Paths {
           },
         ],
         responses: {
-          200: answer('The file.', {
+          200: ok('The file.', {
             'text/css': { schema: { type: 'string' } },
             'text/javascript': { schema: { type: 'string' } },
           }),
+          404: responseRef('NotFound'),
+          ...OPEN_FAILURES,
         },
-        errors: [404],
-      }),
+      },
     },
   };
 }

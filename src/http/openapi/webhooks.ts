@@ -5,20 +5,11 @@ import { ADA } from './examples';
 import { idSchema } from './integers';
 import type { Header, JsonSchema, Operation, Parameter, PathItem } from './openapi-types';
 import { schemaRef } from './openapi-types';
+import { record } from './schema-records';
 
 // The payloads as the service sends them: the schemas must name exactly these fields (tsc checks
 // the change's against the payload builder), and the tests validate real deliveries against them.
 type PingJson = { type: typeof PING_TYPE; subscription_id: number; at: string };
-
-function record<T>(description: string, properties: Record<keyof T & string, JsonSchema>): JsonSchema {
-  return {
-    type: 'object',
-    description,
-    properties,
-    required: Object.keys(properties),
-    additionalProperties: false,
-  };
-}
 
 const WebhookChange = record<WebhookPayloadJson>(
   'One change, POSTed to every subscription that takes its type. Only what changed and where: ' +

@@ -10,8 +10,6 @@ export interface WebhookRunnerOptions {
   /** How often to look for work when nothing woke the runner. */
   pollIntervalMs: number;
   logger: Logger;
-  /** Called once stopped: closes the sender's kept-alive connections. */
-  closeSender?: () => void;
 }
 
 /** How long a shutdown waits for sends in flight before cancelling them. */
@@ -140,7 +138,6 @@ export class WebhookRunner {
     clearTimeout(timer);
     this.cancel.abort();
     await Promise.all(sends);
-    this.options.closeSender?.();
   }
 
   private async run(): Promise<void> {

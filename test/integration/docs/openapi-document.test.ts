@@ -95,6 +95,23 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('lists what the guard of every operation behind a key or a password can answer: 401, 429 and 503', () => {
+    const guarded = operations(document).filter(([, operation]) => operation.security.length > 0);
+    expect(guarded.length).toBeGreaterThan(10);
+    for (const [name, operation] of guarded) {
+      expect([name, Object.keys(operation.responses)]).toEqual([
+        name,
+        expect.arrayContaining(['401', '429', '503']),
+      ]);
+    }
+    for (const [name, operation] of operations(document).filter(([, op]) => op.security.length === 0)) {
+      expect([name, Object.keys(operation.responses).filter((s) => s === '401' || s === '429')]).toEqual([
+        name,
+        [],
+      ]);
+    }
+  });
+
   it('declares the RateLimit headers on every answer of a bearer operation: always on a success, possibly on a failure', () => {
     const rateLimitOf = (response: ResponseObject) =>
       ['RateLimit', 'RateLimit-Policy'].map((name) => {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { APP } from '../../../src/container';
-import type { StreamLimits } from '../../../src/http/stream-limits';
+import type { RequestActivity } from '../../../src/request-activity';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
@@ -123,11 +123,11 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
     let t: TestApp;
     let server: Server;
     let port: number;
-    let limits: StreamLimits;
+    let activity: RequestActivity;
 
     beforeAll(async () => {
       t = crowded;
-      limits = t.container.get<StreamLimits>(APP.StreamLimits);
+      activity = t.container.get<RequestActivity>(APP.RequestActivity);
       ({ server, port } = await listening(t));
     }, 60_000);
     afterAll(async () => {
@@ -138,8 +138,8 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       // Here, not only in the outer afterEach, which Jest runs after this one: once the sockets are
       // gone, their streams end and give their places back (before, this waited out its 5 s).
       closeOpen();
-      await until(() => limits.active === 0);
-      expect(limits.active).toBe(0);
+      await until(() => activity.streams === 0);
+      expect(activity.streams).toBe(0);
     });
 
     async function stalledStreams(token: string, count: number): Promise<RawAnswer[]> {
@@ -182,7 +182,7 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       expect(stream.status).toBe(200);
       const whole = await readAll(stream);
       expect(whole.complete).toBe(true);
-      expect(limits.active).toBe(PER_KEY);
+      expect(activity.streams).toBe(PER_KEY);
     }, 60_000);
 
     it('does not count unpaged lookups by chat_id or email, but counts other searches however short', async () => {
@@ -235,7 +235,7 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       const token = await t.tokenWith(['read']);
       const held = await stalledStreams(token, PER_KEY);
       held[0].socket.destroy();
-      await until(() => limits.active === PER_KEY - 1);
+      await until(() => activity.streams === PER_KEY - 1);
 
       const again = await rawGet(port, token, '/people');
       open.push(again.socket);
@@ -251,7 +251,7 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
     beforeAll(async () => {
       t = await createTestApp(target, {
         env: { STREAMS_PER_KEY: String(PER_KEY) },
-        overrides: { streamStallTimeoutMs: 300 },
+        app: { streamStallTimeoutMs: 300 },
         database: crowded.database,
       });
       ({ server, port } = await listening(t));
@@ -271,8 +271,8 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
 
       // Cut off 300 ms after each stalls: the places come back without a request. Waited for
       // rather than slept on (was a fixed 1.5 s, too short on a busy machine, too long on a quiet one).
-      const limits = t.container.get<StreamLimits>(APP.StreamLimits);
-      await until(() => limits.active === 0, 20_000);
+      const activity = t.container.get<RequestActivity>(APP.RequestActivity);
+      await until(() => activity.streams === 0, 20_000);
       // The key's places are free again.
       const next = await rawGet(port, token, '/people');
       open.push(next.socket);

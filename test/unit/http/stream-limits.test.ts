@@ -1,5 +1,8 @@
 import { HttpError } from '../../../src/http/http-error';
-import { StreamLimits } from '../../../src/http/stream-limits';
+import { StreamLimits, type StreamLimitsOptions } from '../../../src/http/stream-limits';
+import { RequestActivity } from '../../../src/request-activity';
+
+const limitsOf = (options: StreamLimitsOptions) => new StreamLimits(options, new RequestActivity());
 
 function refusal(enter: () => unknown): HttpError {
   try {
@@ -13,7 +16,7 @@ function refusal(enter: () => unknown): HttpError {
 
 describe('StreamLimits', () => {
   it('lets one key run its number of streams, and refuses the next with 429 and Retry-After', () => {
-    const limits = new StreamLimits({ perKey: 2, perInstance: 10 });
+    const limits = limitsOf({ perKey: 2, perInstance: 10 });
     limits.enter(1);
     limits.enter(1);
 
@@ -27,7 +30,7 @@ describe('StreamLimits', () => {
   });
 
   it('refuses every key once the process runs its number of streams', () => {
-    const limits = new StreamLimits({ perKey: 2, perInstance: 3 });
+    const limits = limitsOf({ perKey: 2, perInstance: 3 });
     limits.enter(1);
     limits.enter(1);
     limits.enter(2);
@@ -37,7 +40,7 @@ describe('StreamLimits', () => {
   });
 
   it('gives the place back once, however often it is given back', () => {
-    const limits = new StreamLimits({ perKey: 1, perInstance: 2 });
+    const limits = limitsOf({ perKey: 1, perInstance: 2 });
     const leave = limits.enter(1);
     leave();
     leave();
@@ -48,8 +51,19 @@ describe('StreamLimits', () => {
     expect(() => limits.enter(3)).not.toThrow();
   });
 
+  it('counts its streams in the process activity, until each is given back', () => {
+    const activity = new RequestActivity();
+    const limits = new StreamLimits({ perKey: 2, perInstance: 10 }, activity);
+    const leave = limits.enter(1);
+    limits.enter(2);
+    expect(activity.streams).toBe(2);
+    leave();
+    leave();
+    expect(activity.streams).toBe(1);
+  });
+
   it('cuts off a client that stops reading after 30 s unless told otherwise', () => {
-    expect(new StreamLimits({ perKey: 1, perInstance: 1 }).stallTimeoutMs).toBe(30_000);
-    expect(new StreamLimits({ perKey: 1, perInstance: 1, stallTimeoutMs: 50 }).stallTimeoutMs).toBe(50);
+    expect(limitsOf({ perKey: 1, perInstance: 1 }).stallTimeoutMs).toBe(30_000);
+    expect(limitsOf({ perKey: 1, perInstance: 1, stallTimeoutMs: 50 }).stallTimeoutMs).toBe(50);
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * Requests being served, the long streams among them, and when one last arrived or ended: the
+ * lane the streams read the database in gives way while other requests are about (see the
+ * container). The moment counts as well as the number, because on PGlite every queued query runs
+ * in one go: when a stream's batch ends, the requests waiting behind it have all been answered,
+ * and the next ones are not even read yet. The HTTP app tells it; the container's lane asks it.
+ */
+export class RequestActivity {
+  private count = 0;
+  private streaming = 0;
+  private lastChange = Number.NEGATIVE_INFINITY;
+
+  /** A request has arrived; call the answer once it has ended (answered, or its client gone). */
+  arrived(): () => void {
+    this.count += 1;
+    this.lastChange = performance.now();
+    return () => {
+      this.count -= 1;
+      this.lastChange = performance.now();
+    };
+  }
+
+  /** A request has become a long stream; call the answer once, when the stream is over. */
+  streamStarted(): () => void {
+    this.streaming += 1;
+    return () => {
+      this.streaming -= 1;
+    };
+  }
+
+  /** Requests arrived and not yet answered, streams included. */
+  get inFlight(): number {
+    return this.count;
+  }
+
+  /** Long streams running now. */
+  get streams(): number {
+    return this.streaming;
+  }
+
+  /** Milliseconds since a request last arrived or ended. */
+  quietFor(): number {
+    return performance.now() - this.lastChange;
+  }
+}
