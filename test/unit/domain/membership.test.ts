@@ -1,37 +1,6 @@
-import {
-  isCurrent,
-  isCurrentDayAfter,
-  isEndingBefore,
-  isNearItsEnd,
-  lastsUntil,
-} from '../../../src/domain/membership';
+import { isCurrentDayAfter, isEndingBefore, isNearItsEnd, lastsUntil } from '../../../src/domain/membership';
 
 const period = (startDate: string, endDate: string | null) => ({ startDate, endDate });
-
-describe('isCurrent', () => {
-  it('holds from the start date through the end date, both days included', () => {
-    const year = period('2030-01-01', '2030-12-31');
-    expect(isCurrent(year, '2029-12-31')).toBe(false);
-    expect(isCurrent(year, '2030-01-01')).toBe(true);
-    expect(isCurrent(year, '2030-06-15')).toBe(true);
-    expect(isCurrent(year, '2030-12-31')).toBe(true);
-    expect(isCurrent(year, '2031-01-01')).toBe(false);
-  });
-
-  it('has no end without an end date, but does not hold before its start', () => {
-    expect(isCurrent(period('2030-01-01', null), '9999-12-31')).toBe(true);
-    expect(isCurrent(period('2030-01-01', null), '2029-12-31')).toBe(false);
-  });
-
-  it('holds for a membership of one day on that day only', () => {
-    const day = period('2030-02-28', '2030-02-28');
-    expect(['2030-02-27', '2030-02-28', '2030-03-01'].map((d) => isCurrent(day, d))).toEqual([
-      false,
-      true,
-      false,
-    ]);
-  });
-});
 
 describe('lastsUntil', () => {
   it('holds when the membership ends on the day or later, or never ends, whatever its start', () => {

@@ -1,4 +1,4 @@
-import { chatIdRule, isVisible, NAME_MAX_LENGTH, nameRule } from '../../../src/domain/person';
+import { chatIdRule, isVisible } from '../../../src/domain/person';
 
 describe('isVisible', () => {
   it('shows members, never admins nor erased people', () => {
@@ -7,33 +7,6 @@ describe('isVisible', () => {
     expect(isVisible({ role: 'member', erased: true })).toBe(false);
     expect(isVisible({ role: 'admin' })).toBe(false);
     expect(isVisible({ role: 'admin', erased: true })).toBe(false);
-  });
-});
-
-describe('nameRule', () => {
-  it('stores a name trimmed and in NFC', () => {
-    expect(nameRule('first_name', '  Zoe\u0308  ')).toEqual({ value: 'Zoë' });
-  });
-
-  it('refuses an empty or blank name, naming the field', () => {
-    expect(nameRule('last_name', '')).toEqual({ error: 'last_name must not be empty' });
-    expect(nameRule('last_name', '   ')).toEqual({ error: 'last_name must not be empty' });
-  });
-
-  it(`accepts ${NAME_MAX_LENGTH} characters, counted as code points, and refuses one more`, () => {
-    expect(nameRule('first_name', '𠮷'.repeat(NAME_MAX_LENGTH))).toEqual({
-      value: '𠮷'.repeat(NAME_MAX_LENGTH),
-    });
-    expect(nameRule('first_name', 'a'.repeat(NAME_MAX_LENGTH + 1))).toEqual({
-      error: `first_name must be at most ${NAME_MAX_LENGTH} characters`,
-    });
-  });
-
-  it('refuses control characters rather than dropping them', () => {
-    const checked = nameRule('first_name', 'Ada\u0000');
-    expect(checked).toEqual({
-      error: expect.stringMatching(/^first_name must not contain the NUL character/),
-    });
   });
 });
 
