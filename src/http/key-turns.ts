@@ -82,19 +82,10 @@ export class KeyTurns {
       const handed = await waitInLine(state.waiting, res);
       if (!handed) return false;
     }
-    let held = true;
-    const giveBack = () => {
-      if (!held) return;
-      held = false;
-      this.giveBack(keyId);
-    };
+    const giveBack = holdUntilClose(res, () => this.giveBack(keyId));
+    if (giveBack === null) return false;
     res.locals.giveBackTurn = giveBack;
     res.locals.takeHeavyTurn = () => this.takeHeavy(keyId, res);
-    if (res.destroyed) {
-      giveBack();
-      return false;
-    }
-    res.once('close', giveBack);
     return true;
   }
 
@@ -110,18 +101,7 @@ export class KeyTurns {
     if (state.waitingHeavy.length === 0 && state.heavy < this.heavyLimitOf(keyId, performance.now())) {
       state.heavy += 1;
     } else if (!(await waitInLine(state.waitingHeavy, res))) return false;
-    let held = true;
-    const giveBack = () => {
-      if (!held) return;
-      held = false;
-      this.giveBackHeavy(keyId);
-    };
-    if (res.destroyed) {
-      giveBack();
-      return false;
-    }
-    res.once('close', giveBack);
-    return true;
+    return holdUntilClose(res, () => this.giveBackHeavy(keyId)) !== null;
   }
 
   /** Requests of the key served now (for tests and metrics). */
@@ -179,6 +159,25 @@ export class KeyTurns {
         this.keys.delete(keyId);
     }
   }
+}
+
+/**
+ * Holds a place until the answer closes, then `release`s it, once. Null, the place given back at
+ * once, when the client has gone already.
+ */
+function holdUntilClose(res: Response, release: () => void): (() => void) | null {
+  let held = true;
+  const giveBack = () => {
+    if (!held) return;
+    held = false;
+    release();
+  };
+  if (res.destroyed) {
+    giveBack();
+    return null;
+  }
+  res.once('close', giveBack);
+  return giveBack;
 }
 
 /** Waits in `queue` until handed a place (true) or until the client leaves (false, out of the queue). */
