@@ -6,6 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Client } from 'pg';
 import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
+import { type PageKind, startPageLoops } from './page-loops';
 import { runLoad } from './load-runner';
 import { paths } from './paths';
 import { ServerProcess, measuredServiceEnv } from './processes';
@@ -21,6 +22,8 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  *
  * `changes_feed` writes 100,000 changes and follows them, as the bench does, again and again
  * until the seconds are spent (each round adds 100,000 changes to the kept database).
+ * `page_loops_people` (`page_loops_changes`): another key's chat_id lookups at 4 connections while
+ * 16 loops of one key ask for people (change) pages of 1000, as in the bench's page_loops.
  *
  * Without a token, one is issued to the benchmark's reader account. BENCH_SERVICE_MAIN names
  * another build's dist/src/main.js (to profile a checkout before a change).
@@ -168,29 +171,41 @@ export function lookupValues(kept: KeptDatabase) {
   });
 }
 
-/** Lookups or pages at 32 connections for `seconds`, after 2 s of warm-up. */
+/**
+ * Lookups or pages at 32 connections for `seconds`, after 2 s of warm-up. `page_loops_people` and
+ * `page_loops_changes`: chat_id lookups at the bench's 4 connections while another key (`loopToken`)
+ * runs 16 loops of pages of 1000, as the bench's page_loops scenario does.
+ */
 async function driveLoad(
   server: ServerProcess,
   token: string,
   probes: Awaited<ReturnType<typeof lookupValues>>['probes'],
   ids: number[],
-  scenario: ScenarioName,
+  scenario: string,
   seconds: number,
+  loopToken: () => Promise<string>,
 ) {
+  const loopKind = /^page_loops_(people|changes)$/.exec(scenario)?.[1] as PageKind | undefined;
   const target = { label: 'service', server, token, ids } as unknown as Target;
-  const next = requestsOf(scenario, target, probes);
+  const next = requestsOf(loopKind === undefined ? (scenario as ScenarioName) : 'page_loops', target, probes);
   const headers = { Authorization: `Bearer ${token}` };
-  await runLoad(server.url, next, { connections: 32, seconds: 2, headers });
-  const figures = await runLoad(server.url, next, {
-    connections: 32,
-    seconds,
-    headers,
-    serverPid: server.pid,
-  });
-  process.stdout.write(
-    `${scenario}: ${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
-      `cpu ${figures.serverCpuMsPerRequest} ms/req, non-2xx ${figures.non2xx}\n`,
-  );
+  const connections = loopKind === undefined ? 32 : 4;
+  await runLoad(server.url, next, { connections, seconds: 2, headers });
+  let loops: ReturnType<typeof startPageLoops> | undefined;
+  if (loopKind !== undefined) {
+    const loopsToken = await loopToken();
+    loops = startPageLoops(server.url, loopsToken, loopKind, 16, ids[ids.length - 1] ?? 1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  try {
+    const figures = await runLoad(server.url, next, { connections, seconds, headers, serverPid: server.pid });
+    process.stdout.write(
+      `${scenario}: ${Math.round(figures.requestsPerSecond)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
+        `cpu ${figures.serverCpuMsPerRequest} ms/req, non-2xx ${figures.non2xx}\n`,
+    );
+  } finally {
+    if (loops !== undefined) process.stdout.write(`loops: ${JSON.stringify(await loops.stop())}\n`);
+  }
 }
 
 /** The bench's feed client, again and again until `seconds` are spent (at least once). */
@@ -223,17 +238,17 @@ async function main() {
     logFile: join(profileDir, 'service.log'),
   });
   try {
-    let token = givenToken;
-    if (token === undefined) {
+    const issueToken = async () => {
       const response = await fetch(`${server.url}/keys`, {
         method: 'POST',
         headers: { Authorization: `Basic ${Buffer.from(`bench:${PASSWORD}`).toString('base64')}` },
       });
-      token = ((await response.json()) as { token: string }).token;
-    }
+      return ((await response.json()) as { token: string }).token;
+    };
+    const token = givenToken ?? (await issueToken());
     if ('url' in kept && scenario === 'changes_feed') {
       await followFeedFor(server.url, token, kept.url, Number(secondsText));
-    } else await driveLoad(server, token, probes, ids, scenario as ScenarioName, Number(secondsText));
+    } else await driveLoad(server, token, probes, ids, scenario, Number(secondsText), issueToken);
   } finally {
     await server.stop();
   }
