@@ -8,6 +8,7 @@
 export class RequestActivity {
   private count = 0;
   private streaming = 0;
+  private pagesShared = 0;
   private lastChange = Number.NEGATIVE_INFINITY;
 
   /** A request has arrived; call the answer once it has ended (answered, or its client gone). */
@@ -26,6 +27,22 @@ export class RequestActivity {
     return () => {
       this.streaming -= 1;
     };
+  }
+
+  /**
+   * A page of many rows is being read while other keys are about (KeyTurns); call the answer
+   * once, when its answer is over. Meanwhile PGlite reads pages in small parts (see the container).
+   */
+  sharedPageStarted(): () => void {
+    this.pagesShared += 1;
+    return () => {
+      this.pagesShared -= 1;
+    };
+  }
+
+  /** Pages of many rows being read while other keys are about. */
+  get sharedPages(): number {
+    return this.pagesShared;
   }
 
   /** Requests arrived and not yet answered, streams included. */

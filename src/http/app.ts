@@ -113,7 +113,10 @@ export function createApp(container: Container, options: AppOptions = {}): expre
       redis: container.get<RedisConnection | null>(APP.Redis),
       logger,
     }),
-    turns: new KeyTurns({ perKey: TURNS_PER_KEY, alone: TURNS_ALONE, waitingPerKey: WAITING_PER_KEY }),
+    turns: new KeyTurns(
+      { perKey: TURNS_PER_KEY, alone: TURNS_ALONE, waitingPerKey: WAITING_PER_KEY },
+      activity,
+    ),
   });
   const streams = new StreamLimits(
     {

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { RequestActivity } from '../request-activity';
 import { HttpError } from './http-error';
 
 export interface KeyTurnsOptions {
@@ -14,6 +15,13 @@ export interface KeyTurnsOptions {
    * Default 1: on two cores, one heavy request of a key leaves the other to everyone else.
    */
   heavyPerKey?: number;
+  /**
+   * While other keys are about, a key's heavy turn is handed on only after a rest this many times
+   * as long as the heavy request that gave it back took: the key's pages then take at most
+   * 1 / (1 + ratio) of the time, and the rest of the machine (two cores shared by the service,
+   * the database and their clients) is left to the others. Default 2; 0: no rest.
+   */
+  heavyRestRatio?: number;
   /** How long after its last request a key still counts as about; tests shorten it. */
   recentMs?: number;
 }
@@ -55,7 +63,11 @@ export class KeyTurns {
   private readonly keys = new Map<number, KeyState>();
   private readonly recentMs: number;
 
-  constructor(private readonly options: KeyTurnsOptions) {
+  constructor(
+    private readonly options: KeyTurnsOptions,
+    /** Told of each heavy request served while other keys are about. */
+    private readonly activity?: RequestActivity,
+  ) {
     this.recentMs = options.recentMs ?? RECENT_MS;
   }
 
@@ -101,7 +113,13 @@ export class KeyTurns {
     if (state.waitingHeavy.length === 0 && state.heavy < this.heavyLimitOf(keyId, performance.now())) {
       state.heavy += 1;
     } else if (!(await waitInLine(state.waitingHeavy, res))) return false;
-    return holdUntilClose(res, () => this.giveBackHeavy(keyId)) !== null;
+    const since = performance.now();
+    const shared = this.othersAbout(keyId, since) ? this.activity?.sharedPageStarted() : undefined;
+    const release = () => {
+      shared?.();
+      this.giveBackHeavy(state, keyId, performance.now() - since);
+    };
+    return holdUntilClose(res, release) !== null;
   }
 
   /** Requests of the key served now (for tests and metrics). */
@@ -141,9 +159,18 @@ export class KeyTurns {
     this.forgetIdle(now);
   }
 
-  private giveBackHeavy(keyId: number): void {
-    const state = this.keys.get(keyId);
-    if (state === undefined) return;
+  /**
+   * A heavy request of the key is over after `heldMs`: while others are about and more of the
+   * key's heavy requests wait, its place is handed on after a rest (heavyRestRatio).
+   */
+  private giveBackHeavy(state: KeyState, keyId: number, heldMs: number): void {
+    const restMs = heldMs * (this.options.heavyRestRatio ?? 2);
+    if (restMs > 0 && state.waitingHeavy.length > 0 && this.othersAbout(keyId, performance.now())) {
+      setTimeout(() => this.handOnHeavy(state, keyId), restMs);
+    } else this.handOnHeavy(state, keyId);
+  }
+
+  private handOnHeavy(state: KeyState, keyId: number): void {
     state.heavy -= 1;
     const limit = this.heavyLimitOf(keyId, performance.now());
     while (state.waitingHeavy.length > 0 && state.heavy < limit) {

@@ -127,7 +127,7 @@ export class SqlChangeFeed implements ChangeFeed {
   /** Where the position is read (see PoolQueries): every list of people asks for it. */
   private readonly reads: PoolQueries;
 
-  private readonly pagePart: number | undefined;
+  private readonly pagePart: (() => number) | undefined;
 
   constructor(
     private readonly manager: EntityManager,
@@ -137,9 +137,9 @@ export class SqlChangeFeed implements ChangeFeed {
       /**
        * Where the database runs one statement at a time (PGlite): a page larger than this is read
        * in parts of this many, so that another key's lookup waits behind a part, never a whole
-       * page (SPEC §4, fair sharing).
+       * page (SPEC §4, fair sharing). Asked before each part: smaller while others are about.
        */
-      pagePart?: number;
+      pagePart?: () => number;
     } = {},
   ) {
     this.reads = new PoolQueries(manager, options.preparedPosition ?? false);
@@ -190,7 +190,10 @@ export class SqlChangeFeed implements ChangeFeed {
 
   async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
     const part = this.pagePart;
-    if (part !== undefined && limit > part) return this.renderedPageInParts(after, limit, today, part);
+    const firstPart = part?.();
+    if (part !== undefined && firstPart !== undefined && limit > firstPart) {
+      return this.renderedPageInParts(after, limit, today, firstPart, part);
+    }
     // One statement, one snapshot, as for `page`; rows rather than one aggregate, so that the
     // texts reach node as they are, never inside a JSON document to parse, and as they are made.
     const batches = this.reads.stream<RenderedRow>(RENDERED_PAGE, [after, limit, today], true);
@@ -208,17 +211,18 @@ export class SqlChangeFeed implements ChangeFeed {
     after: number,
     limit: number,
     today: string,
-    part: number,
+    firstPart: number,
+    part: () => number,
   ): Promise<RenderedPage> {
     const read = (from: number, size: number) =>
       withDatabaseErrors(() => this.reads.query<RenderedRow>(RENDERED_PAGE, [from, size, today], true));
     const seqsOf = (rows: RenderedRow[]) =>
       rows.filter((row) => row.seq !== null).map((row) => Number(row.seq));
-    const first = await read(after, Math.min(part, limit));
+    let asked = firstPart;
+    const first = await read(after, asked);
     let cutShort = false;
     async function* rest(): AsyncGenerator<RenderedRow[]> {
       let rows = first;
-      let asked = Math.min(part, limit);
       let left = limit;
       for (;;) {
         const seqs = seqsOf(rows);
@@ -226,7 +230,7 @@ export class SqlChangeFeed implements ChangeFeed {
         // A short part is the end of the feed; a full one may have more behind it.
         if (seqs.length < asked || left === 0) return;
         const last = seqs[seqs.length - 1];
-        asked = Math.min(part, left);
+        asked = Math.min(part(), left);
         rows = await read(last, asked);
         if (toPosition(rows[0]).prunedThrough > last) {
           cutShort = true;

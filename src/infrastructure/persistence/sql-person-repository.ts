@@ -102,9 +102,10 @@ export interface StreamSharing {
   /**
    * Where the database runs one statement at a time (PGlite): a page larger than this is read in
    * parts of this many, so that another key's lookup waits behind a part, never a whole page of
-   * 1000 (SPEC §4, fair sharing). Absent: a page is one statement.
+   * 1000 (SPEC §4, fair sharing). Asked before each part: smaller while others are about.
+   * Absent: a page is one statement.
    */
-  pagePart?: number;
+  pagePart?: () => number;
 }
 
 /**
@@ -159,7 +160,8 @@ export class SqlPersonRepository implements PersonRepository {
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
     const lookup = query.lookup === true;
     const part = this.sharing?.pagePart;
-    if (lookup || part === undefined || limit <= part) {
+    const firstPart = lookup ? undefined : part?.();
+    if (part === undefined || firstPart === undefined || limit <= firstPart) {
       return withDatabaseErrors(() =>
         this.selectRendered(this.condition(query, query.after), query.today, limit, lookup),
       );
@@ -167,14 +169,14 @@ export class SqlPersonRepository implements PersonRepository {
     return withDatabaseErrors(async () => {
       const found: RenderedPerson[] = [];
       let after = query.after;
-      while (found.length < limit) {
-        const size = Math.min(part, limit - found.length);
-        const rows = await this.selectRendered(this.condition(query, after), query.today, size, false);
+      let asked = firstPart;
+      for (;;) {
+        const rows = await this.selectRendered(this.condition(query, after), query.today, asked, false);
         found.push(...rows);
-        if (rows.length < size) break;
+        if (rows.length < asked || found.length >= limit) return found;
         after = rows[rows.length - 1].id;
+        asked = Math.min(part(), limit - found.length);
       }
-      return found;
     });
   }
 

@@ -36,7 +36,7 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
   it('reads the same changes as one statement, for every limit around the part size', async () => {
     await record(database, 7);
     const whole = new SqlChangeFeed(database.dataSource.manager);
-    const inParts = new SqlChangeFeed(database.dataSource.manager, { pagePart: 3 });
+    const inParts = new SqlChangeFeed(database.dataSource.manager, { pagePart: () => 3 });
     for (const [after, limit] of [
       [0, 1],
       [0, 3],
@@ -54,9 +54,26 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
     }
   });
 
+  it('asks the part size before each part: a page goes on in smaller parts once others are about', async () => {
+    await record(database, 9);
+    const sizes = [4, 2, 2, 2];
+    const asked: number[] = [];
+    const feed = new SqlChangeFeed(database.dataSource.manager, {
+      pagePart: () => {
+        const size = sizes[Math.min(asked.length, sizes.length - 1)];
+        asked.push(size);
+        return size;
+      },
+    });
+    const page = await feed.renderedPage(0, 9, TODAY);
+    const parts: number[][] = [];
+    for await (const batch of page.changes) parts.push(batch.map((change) => change.seq));
+    expect(parts).toEqual([[1, 2, 3, 4], [5, 6], [7, 8], [9]]);
+  });
+
   it('ends the page where a prune overtook it, and says it was cut short', async () => {
     await record(database, 7);
-    const feed = new SqlChangeFeed(database.dataSource.manager, { pagePart: 3 });
+    const feed = new SqlChangeFeed(database.dataSource.manager, { pagePart: () => 3 });
     const page = await feed.renderedPage(0, 7, TODAY);
     const iterator = page.changes[Symbol.asyncIterator]();
     const first = await iterator.next();

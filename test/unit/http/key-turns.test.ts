@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import { HttpError } from '../../../src/http/http-error';
 import { giveBackTurn, isHeavyPage, KeyTurns, takeHeavyTurn } from '../../../src/http/key-turns';
+import { RequestActivity } from '../../../src/request-activity';
 
 /** The part of a response KeyTurns uses: close, locals, and whether the client is gone. */
 function response(): Response & { finish(): void; leave(): void } {
@@ -112,7 +113,7 @@ describe('KeyTurns', () => {
     });
 
     it("serves one heavy request of a key at a time while another key is about, in arrival order, the key's light ones beside it", async () => {
-      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10 });
+      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10, heavyRestRatio: 0 });
       await turns.take(2, response());
       const pages = [response(), response()];
       for (const res of pages) await turns.take(1, res);
@@ -125,6 +126,51 @@ describe('KeyTurns', () => {
       pages[0].finish();
       await tick();
       expect(started).toEqual(['page0', 'page1']);
+    });
+
+    it('hands the heavy turn on after a rest twice as long as the page took while another key is about, telling the activity', async () => {
+      const activity = new RequestActivity();
+      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10 }, activity);
+      await turns.take(2, response());
+      const [first, second] = [response(), response()];
+      for (const res of [first, second]) await turns.take(1, res);
+      await expect(takeHeavyTurn(first)).resolves.toBe(true);
+      expect(activity.sharedPages).toBe(1);
+      let started = false;
+      const secondHeavy = takeHeavyTurn(second).then((taken) => {
+        started = taken;
+        return performance.now();
+      });
+      await pause(40);
+      const finished = performance.now();
+      first.finish();
+      expect(activity.sharedPages).toBe(0);
+      // Held 40 ms: a rest of at least 80 before the next page of the key.
+      await pause(40);
+      expect(started).toBe(false);
+      expect((await secondHeavy) - finished).toBeGreaterThanOrEqual(75);
+      expect(activity.sharedPages).toBe(1);
+    });
+
+    it('hands the heavy turn on at once when the other key has gone quiet meanwhile', async () => {
+      const activity = new RequestActivity();
+      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10, recentMs: 20 }, activity);
+      const other = response();
+      await turns.take(2, other);
+      const [first, second] = [response(), response()];
+      for (const res of [first, second]) await turns.take(1, res);
+      await takeHeavyTurn(first);
+      let started = false;
+      void takeHeavyTurn(second).then((taken) => {
+        started = taken;
+      });
+      other.finish();
+      await pause(40);
+      first.finish();
+      await tick();
+      expect(started).toBe(true);
+      // Alone, its page is no shared one: PGlite reads it in large parts.
+      expect(activity.sharedPages).toBe(0);
     });
 
     it('serves a key alone many heavy requests at once', async () => {
