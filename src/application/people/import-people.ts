@@ -139,19 +139,96 @@ export class ImportPeople {
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
     private readonly spools: Spools,
+    /** From how many records a first import writes while it checks (WRITE_AHEAD_AFTER; tests lower it). */
+    private readonly writeAheadAfter = WRITE_AHEAD_AFTER,
   ) {}
 
   async execute(input: ImportPeopleInput): Promise<ImportPeopleOutput> {
     const spool = await this.spools.open<Checked>();
     try {
       return await this.unitOfWork.run(async (tx) => {
-        const plan = await check(tx, input, spool);
-        return apply(tx, input, plan, spool, this.clock.now());
+        const ahead =
+          input.dryRun !== true && (await tx.people.count()) === 0
+            ? new WriteAhead(tx, input, this.writeAheadAfter)
+            : null;
+        const plan = await check(tx, input, spool, ahead);
+        return apply(tx, input, plan, spool, this.clock.now(), ahead?.engaged === true);
       });
     } finally {
       await spool.close();
     }
   }
+}
+
+/**
+ * A first import (into a directory without a single person, not a dry run) of at least this many
+ * records writes its people while it is still checking the file: nothing in the directory can meet
+ * what the file says (no person to name, to duplicate, to hold a chat_id), so every record adds
+ * someone, and the database works while node reads. Should a problem turn up, the writing stops
+ * and the whole transaction is rolled back, as after any failed check: all or nothing still. A
+ * smaller import is checked, then written, as any other (10 batches: the set-aside of the
+ * indexes, beginBulkInsert, wants about as many).
+ */
+const WRITE_AHEAD_AFTER = 10 * 1000;
+
+/** The writing of a first import while it is checked (see WRITE_AHEAD_AFTER). */
+class WriteAhead {
+  /** Whether people are being written during the check; apply then only tells what was done. */
+  engaged = false;
+  private read = 0;
+  private held: Checked[][] = [];
+
+  constructor(
+    private readonly tx: Transaction,
+    private readonly input: ImportPeopleInput,
+    private readonly after: number,
+  ) {}
+
+  /**
+   * A batch of records, every one adding someone, checked without a problem so far (`clean`):
+   * written once the import has read enough records; held until then. Once a problem is found
+   * nothing more is written (the check then fails, and the transaction with it).
+   */
+  async take(batch: Checked[], clean: boolean): Promise<void> {
+    this.read += batch.length;
+    if (!clean) {
+      this.held = [];
+      return;
+    }
+    this.held.push(batch);
+    if (!this.engaged) {
+      if (this.read < this.after) return;
+      this.engaged = true;
+      await this.tx.people.beginBulkInsert(this.read);
+    }
+    for (const held of this.held.splice(0)) await writeAdded(this.tx, held, this.input.principal ?? null);
+  }
+}
+
+/** Adds the people of `added`, with their audit entries and their changes for the feed. */
+async function writeAdded(tx: Transaction, added: Checked[], actor: Principal | null): Promise<void> {
+  const created = createdEntries(
+    await tx.people.insertMany(added.map(({ person }) => newPerson(person))),
+    actor,
+  );
+  await tx.audit.record(created.audit);
+  await tx.changes.record(created.changes);
+}
+
+/** The audit entries and the changes of people added (`by` null from the command line: no API key). */
+function createdEntries(
+  ids: number[],
+  actor: Principal | null,
+): { audit: NewAuditEntry[]; changes: NewChange[] } {
+  return {
+    audit: ids.map((id) => auditEntry(actor, 'person.create', id, null)),
+    changes: ids.map((id) => ({
+      type: 'person.created' as const,
+      personId: id,
+      fields: null,
+      byKeyId: actor?.keyId ?? null,
+    })),
+  };
 }
 
 /**
@@ -196,7 +273,12 @@ interface FileKeys {
   plan: Plan;
 }
 
-async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Checked>): Promise<Plan> {
+async function check(
+  tx: Transaction,
+  input: ImportPeopleInput,
+  spool: Spool<Checked>,
+  ahead: WriteAhead | null,
+): Promise<Plan> {
   const problems: Problem[] = [];
   const problem = (index: number, message: string) => problems.push({ index, message });
   const plan: Plan = {
@@ -220,13 +302,17 @@ async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Che
   const frozenRecords: Checked[] = [];
 
   const resolve = async (batch: Checked[]) => {
-    const identities = await tx.people.findIdentities({
-      ids: batch.flatMap(({ person }) => (person.id === null ? [] : [person.id])),
-      memberNumbers: batch.flatMap(({ person }) =>
-        person.id === null && person.memberNumber != null ? [person.memberNumber] : [],
-      ),
-      chatIds: [],
-    });
+    // Into an empty directory nobody is found; asking would find the people written ahead.
+    const identities =
+      ahead !== null
+        ? []
+        : await tx.people.findIdentities({
+            ids: batch.flatMap(({ person }) => (person.id === null ? [] : [person.id])),
+            memberNumbers: batch.flatMap(({ person }) =>
+              person.id === null && person.memberNumber != null ? [person.memberNumber] : [],
+            ),
+            chatIds: [],
+          });
     const byId = new Map(identities.map((p) => [p.id, p]));
     const byNumber = new Map(
       identities.flatMap((p) => (p.memberNumber === null ? [] : [[p.memberNumber, p]])),
@@ -287,7 +373,8 @@ async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Che
         plan.releaseMemberNumbers.set(target.id, target.memberNumber);
       }
     }
-    await findLookalikes(tx, adds, plan);
+    if (ahead === null) await findLookalikes(tx, adds, plan);
+    else await ahead.take(adds, problems.length === 0);
   };
 
   // `resolve` touches only what the reading below does not (namedBy, the plan's targets).
@@ -328,7 +415,8 @@ async function check(tx: Transaction, input: ImportPeopleInput, spool: Spool<Che
   });
 
   await checkFrozen(tx, frozenRecords, plan, problem);
-  await checkTaken(tx, input, file, problem);
+  // Into an empty directory nothing is taken (and the people written ahead hold what they hold).
+  if (ahead === null) await checkTaken(tx, input, file, problem);
 
   if (problems.length > 0) {
     // Stable: a record's problems stay in the order they were found.
@@ -488,8 +576,11 @@ async function apply(
   plan: Plan,
   spool: Spool<Checked>,
   now: Date,
+  /** The people were written while the file was checked (WriteAhead): only tell what was done. */
+  writtenAhead: boolean,
 ): Promise<ImportPeopleOutput> {
-  const dryRun = input.dryRun === true;
+  // Written ahead, or only planned: either way nothing is written here.
+  const dryRun = input.dryRun === true || writtenAhead;
   const output: ImportPeopleOutput = {
     added: 0,
     updated: 0,
@@ -500,7 +591,8 @@ async function apply(
   };
   const actor = input.principal ?? null;
 
-  if (input.removeMissing) {
+  // Written ahead, the directory was empty: the people it holds now are the file's own.
+  if (input.removeMissing && !writtenAhead) {
     // First, so that chat_ids and member numbers of the people erased are free for the records.
     const missing = await tx.people.membersOtherThan([...plan.targets.values()]);
     const erased: PersonIdentity[] = [];
@@ -592,30 +684,38 @@ async function apply(
     output.added += added.length;
     output.updated += replacements.length;
     if (!dryRun) {
-      const ids = await tx.people.insertMany(added.map(({ person }) => newPerson(person)));
-      for (const id of ids) {
-        audit.push(auditEntry(actor, 'person.create', id, null));
-        changes.push({ type: 'person.created', personId: id, fields: null, byKeyId: actor?.keyId ?? null });
-      }
+      const created = createdEntries(
+        await tx.people.insertMany(added.map(({ person }) => newPerson(person))),
+        actor,
+      );
       await tx.people.replaceMany(replacements);
-      await tx.audit.record(audit);
+      await tx.audit.record([...audit, ...created.audit]);
       // The command line is no API key: `by` is null in the feed.
-      await tx.changes.record(changes);
+      await tx.changes.record([...changes, ...created.changes]);
     }
     done += batch.length;
     input.onProgress?.(done, plan.total);
   };
-  await inTurn(flush, async (hand) => {
-    let batch: Checked[] = [];
-    for await (const record of spool.read()) {
-      batch.push(record);
-      if (batch.length >= BATCH_SIZE) {
-        await hand(batch);
-        batch = [];
+  // Written ahead, the store builds its indexes again while the changes are told (which only
+  // reads the spool); a failure of either fails the import, once the other is over.
+  const built = writtenAhead ? tx.people.endBulkInsert() : Promise.resolve();
+  built.catch(() => undefined);
+  try {
+    await inTurn(flush, async (hand) => {
+      let batch: Checked[] = [];
+      for await (const record of spool.read()) {
+        batch.push(record);
+        if (batch.length >= BATCH_SIZE) {
+          await hand(batch);
+          batch = [];
+        }
       }
-    }
-    await hand(batch);
-  });
+      await hand(batch);
+    });
+  } finally {
+    await built.catch(() => undefined);
+  }
+  await built;
   if (!dryRun) await tx.people.endBulkInsert();
   return output;
 }

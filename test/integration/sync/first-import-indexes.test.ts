@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { type IncomingRecord, ImportPeople } from '../../../src/application/people/import-people';
+import { InvalidInput } from '../../../src/domain/errors';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
@@ -61,6 +62,27 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
     expect(
       await t.database.dataSource.query('SELECT count(*)::int AS n FROM people WHERE role = $1', ['member']),
     ).toEqual([{ n: 0 }]);
+  }, 120_000);
+
+  it('writes nothing, and names the problem, when the file goes wrong after its people were being written', async () => {
+    const before = await indexes();
+    const tables = () =>
+      t.database.dataSource.query(
+        `SELECT (SELECT count(*)::int FROM people) AS people, (SELECT count(*)::int FROM changes) AS changes,
+                (SELECT count(*)::int FROM audit_entries) AS audit`,
+      );
+    const counts = await tables();
+    // Written while checked from the 10,000th record on: the problem is 2,000 records later.
+    async function* lateProblem(): AsyncIterable<IncomingRecord> {
+      yield* records(FIRST_IMPORT + 2000);
+      yield { index: FIRST_IMPORT + 2000, where: 'record 12000', problems: ['record 12000: bad date'] };
+    }
+    const failing = t.container.get(ImportPeople).execute({ records: lateProblem() });
+
+    await expect(failing).rejects.toBeInstanceOf(InvalidInput);
+    await expect(failing).rejects.toMatchObject({ messages: ['record 12000: bad date'] });
+    expect(await tables()).toEqual(counts);
+    expect(await indexes()).toEqual(before);
   }, 120_000);
 
   it('builds its indexes again before it commits, and the searches use them', async () => {

@@ -20,9 +20,15 @@ export async function* fromArray(values: unknown[]): AsyncIterable<IncomingRecor
   }
 }
 
-export function importFixture() {
+/** `writeAheadAfter`: from how many records a first import writes while it checks (see ImportPeople). */
+export function importFixture(options: { writeAheadAfter?: number } = {}) {
   const directory = new InMemoryDirectory();
-  const importer = new ImportPeople(directory.unitOfWork, new FakeClock(), new InMemorySpools());
+  const importer = new ImportPeople(
+    directory.unitOfWork,
+    new FakeClock(),
+    new InMemorySpools(),
+    options.writeAheadAfter,
+  );
   const exportPeople = new ExportPeople(directory.unitOfWork, new FakeClock());
   return {
     directory,
