@@ -205,6 +205,11 @@ class WriteAhead {
   }
 }
 
+/** A record added ahead, as it is told once the check has passed: where it is and the names. */
+function namesOnly({ index, where, person }: Checked): Checked {
+  return { index, where, person: { id: null, firstName: person.firstName, lastName: person.lastName } };
+}
+
 /** Adds the people of `added`, with their audit entries and their changes for the feed. */
 async function writeAdded(tx: Transaction, added: Checked[], actor: Principal | null): Promise<void> {
   const created = createdEntries(
@@ -403,8 +408,9 @@ async function check(
           problem(index, `${where}: chat_id ${JSON.stringify(person.chatId)} is also used by ${first.where}`);
         } else chatIds.set(person.chatId, record);
       }
-      // Kept as checked: the writing reads these, never the file again.
-      if (problems.length === 0) await spool.add(record);
+      // Kept as checked: the writing reads these, never the file again. Once the people are
+      // written ahead, it only tells what was added: their names are all it needs.
+      if (problems.length === 0) await spool.add(ahead?.engaged === true ? namesOnly(record) : record);
       batch.push(record);
       if (batch.length >= BATCH_SIZE) {
         await hand(batch);
