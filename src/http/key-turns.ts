@@ -22,6 +22,12 @@ export interface KeyTurnsOptions {
    * the database and their clients) is left to the others. Default 2; 0: no rest.
    */
   heavyRestRatio?: number;
+  /**
+   * The longest rest, however long the heavy request took: a page held open by a client that
+   * reads slowly costs the machine nothing meanwhile, and the key's other requests wait behind
+   * its heavy ones. Default 500 ms (a page of 1000 takes 20–60 ms to serve).
+   */
+  heavyRestMaxMs?: number;
   /** How long after its last request a key still counts as about; tests shorten it. */
   recentMs?: number;
 }
@@ -164,9 +170,13 @@ export class KeyTurns {
    * key's heavy requests wait, its place is handed on after a rest (heavyRestRatio).
    */
   private giveBackHeavy(state: KeyState, keyId: number, heldMs: number): void {
-    const restMs = heldMs * (this.options.heavyRestRatio ?? 2);
+    const restMs = Math.min(
+      heldMs * (this.options.heavyRestRatio ?? 2),
+      this.options.heavyRestMaxMs ?? HEAVY_REST_MAX_MS,
+    );
     if (restMs > 0 && state.waitingHeavy.length > 0 && this.othersAbout(keyId, performance.now())) {
-      setTimeout(() => this.handOnHeavy(state, keyId), restMs);
+      // Whoever waits keeps the process up; the rest itself need not.
+      setTimeout(() => this.handOnHeavy(state, keyId), restMs).unref();
     } else this.handOnHeavy(state, keyId);
   }
 
@@ -220,6 +230,9 @@ function waitInLine(queue: Waiter[], res: Response): Promise<boolean> {
     });
   });
 }
+
+/** See KeyTurnsOptions.heavyRestMaxMs. */
+const HEAVY_REST_MAX_MS = 500;
 
 /** A page of more rows than this is a heavy request (see KeyTurnsOptions.heavyPerKey). */
 const HEAVY_PAGE_ROWS = 100;

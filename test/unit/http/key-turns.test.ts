@@ -152,6 +152,22 @@ describe('KeyTurns', () => {
       expect(activity.sharedPages).toBe(1);
     });
 
+    it('rests no longer than heavyRestMaxMs, however long the page was held (a client reading slowly)', async () => {
+      const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10, heavyRestMaxMs: 30 });
+      await turns.take(2, response());
+      const [first, second] = [response(), response()];
+      for (const res of [first, second]) await turns.take(1, res);
+      await takeHeavyTurn(first);
+      const secondHeavy = takeHeavyTurn(second).then(() => performance.now());
+      await pause(100);
+      const finished = performance.now();
+      first.finish();
+      // Held 100 ms: a rest of 200 but for the cap.
+      const rested = (await secondHeavy) - finished;
+      expect(rested).toBeGreaterThanOrEqual(25);
+      expect(rested).toBeLessThan(150);
+    });
+
     it('hands the heavy turn on at once when the other key has gone quiet meanwhile', async () => {
       const activity = new RequestActivity();
       const turns = new KeyTurns({ perKey: 3, alone: 64, waitingPerKey: 10, recentMs: 20 }, activity);
