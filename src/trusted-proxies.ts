@@ -63,7 +63,8 @@ function netmaskPrefix(mask: string): number | null {
  * preset) as ranges, or null when proxy-addr would not take it.
  */
 export function proxyEntryRanges(entry: string): AddressRange[] | null {
-  const preset = PRESETS[entry];
+  // Own names only: `toString` is no preset, whatever Object.prototype says.
+  const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry] : undefined;
   if (preset !== undefined) return preset.map((subnet) => proxyEntryRanges(subnet)![0]);
   const [address, range, ...rest] = entry.split('/');
   const family = isIP(address);

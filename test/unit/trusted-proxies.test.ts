@@ -157,6 +157,11 @@ describe('TRUST_PROXY lists that trust every address', () => {
       'fe80::1%eth0',
       '1.2.3.04',
       '10.0.0.0/8/8',
+      // Names an object has without being presets (fast-check found `toString`: a TypeError).
+      'toString',
+      'constructor',
+      '__proto__',
+      'loopback,hasOwnProperty',
     ]) {
       expect(refusal(value)).toMatch(/^TRUST_PROXY must be false, a hop count, or a comma-separated list/);
     }
