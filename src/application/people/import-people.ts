@@ -703,11 +703,9 @@ async function apply(
     input.onProgress?.(done, plan.total);
   };
   // Written ahead, the store builds its indexes again while the changes are told (which only
-  // reads the spool); a failure of either fails the import, once the other is over.
-  const built = writtenAhead ? tx.people.endBulkInsert() : Promise.resolve();
-  built.catch(() => undefined);
-  try {
-    await inTurn(flush, async (hand) => {
+  // reads the spool). Both are over before the import ends; the first failure fails it.
+  const outcomes = await Promise.allSettled([
+    inTurn(flush, async (hand) => {
       let batch: Checked[] = [];
       for await (const record of spool.read()) {
         batch.push(record);
@@ -717,11 +715,10 @@ async function apply(
         }
       }
       await hand(batch);
-    });
-  } finally {
-    await built.catch(() => undefined);
-  }
-  await built;
+    }),
+    writtenAhead ? tx.people.endBulkInsert() : undefined,
+  ]);
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   if (!dryRun) await tx.people.endBulkInsert();
   return output;
 }
