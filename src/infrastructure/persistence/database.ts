@@ -22,6 +22,7 @@ import { WebhookSubscriptionCursors1767744000000 } from './migrations/1767744000
 import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000-removed-and-ending-changes';
 import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-accounts';
 import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-notices';
+import { NameSearchStatistics1768089600000 } from './migrations/1768089600000-name-search-statistics';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -73,6 +74,7 @@ export const MIGRATIONS = [
   RemovedAndEndingChanges1767830400000,
   ErasedAccounts1767916800000,
   RenewalNotices1768003200000,
+  NameSearchStatistics1768089600000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */

@@ -65,6 +65,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'RemovedAndEndingChanges1767830400000',
         'ErasedAccounts1767916800000',
         'RenewalNotices1768003200000',
+        'NameSearchStatistics1768089600000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -106,6 +107,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'RemovedAndEndingChanges1767830400000',
           'ErasedAccounts1767916800000',
           'RenewalNotices1768003200000',
+          'NameSearchStatistics1768089600000',
         ]);
       } finally {
         await empty.dispose();
@@ -139,6 +141,36 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       expect(await planOf(database, { email: 'ZOË@example.org' })).toContain('contacts_email_folded_idx');
       // Renewals start from the memberships ending by the date.
       expect(await planOf(database, { endingBefore: '2024-07-15' })).toContain('memberships_end_date_idx');
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('has ANALYZE keep up to 1,000 most common folded names, gathered as it migrates (100 once undone)', async () => {
+    const database = await openTestDatabase(target);
+    const { dataSource } = database;
+    const mostCommon = async (): Promise<Record<string, number | null>> => {
+      const rows: { attname: string; n: number | null }[] = await dataSource.query(
+        `SELECT attname, array_length(most_common_vals::text::text[], 1) AS n FROM pg_stats
+          WHERE schemaname = current_schema() AND tablename = 'people'
+            AND attname IN ('first_name_folded', 'last_name_folded') ORDER BY attname`,
+      );
+      return Object.fromEntries(rows.map((row) => [row.attname, row.n]));
+    };
+    try {
+      // 400 last names three times each and 150 first names eight times each: more than the
+      // default 100 most common values can hold.
+      await dataSource.query(
+        `INSERT INTO people (first_name, last_name, first_name_folded, last_name_folded)
+         SELECT 'first' || (g % 150), 'last' || (g % 400), 'first' || (g % 150), 'last' || (g % 400)
+           FROM generate_series(1, 1200) AS g`,
+      );
+      await dataSource.undoLastMigration();
+      await dataSource.query('ANALYZE people');
+      expect(await mostCommon()).toEqual({ first_name_folded: 100, last_name_folded: 100 });
+
+      expect(await migrate(database)).toEqual(['NameSearchStatistics1768089600000']);
+      expect(await mostCommon()).toEqual({ first_name_folded: 150, last_name_folded: 400 });
     } finally {
       await database.close();
     }
