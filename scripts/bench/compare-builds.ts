@@ -1,9 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeMemberChanges } from './bench-database';
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { BASELINE_SCHEMA, writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
+import { paths } from './paths';
 import { cpuMilliseconds, ServerProcess, measuredServiceEnv } from './processes';
 import { type KeptDatabase, keptDatabase, lookupValues } from './profile';
 import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
@@ -23,6 +26,10 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  *
  * `changes_feed` writes 100,000 changes and follows them as the bench does (each round adds them
  * to the database): its row gives the server's CPU per page of 1000 and changes/s as req/s.
+ *
+ * `--baseline` adds the raw baseline server as one more build, `raw`, on the copy the bench kept
+ * in schema bench_baseline (PostgreSQL only), so that a ratio to the true limit is measured in the
+ * same interleaved rounds. BENCH_TOKEN is given to the baseline's bench account if it lacks it.
  */
 
 /** The bench's feed client once, as a load figure: a page is a request. */
@@ -54,6 +61,43 @@ async function feedRound(server: ServerProcess, token: string, url: string): Pro
   };
 }
 
+/** What is started for a build: its script, and the environment it needs beyond the service's. */
+interface Build {
+  name: string;
+  main: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The raw baseline as a build: its copy of the directory in the kept database, and BENCH_TOKEN
+ * accepted there as the bench's own token is (the bench gives both servers the same token).
+ */
+async function baselineBuild(kept: KeptDatabase, token: string): Promise<Build> {
+  if (!('url' in kept)) throw new Error('--baseline needs DATABASE_URL: the embedded baseline is not kept');
+  const client = new Client({ connectionString: kept.url });
+  await client.connect();
+  try {
+    const hash = createHash('sha256').update(token, 'utf8').digest('hex');
+    await client.query(
+      `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions)
+       SELECT id, $1, $2, permissions FROM ${BASELINE_SCHEMA}.people WHERE username = 'bench'
+       ON CONFLICT (token_hash) DO NOTHING`,
+      [token.slice(0, 8), hash],
+    );
+    const known = await client.query(`SELECT 1 FROM ${BASELINE_SCHEMA}.api_keys WHERE token_hash = $1`, [
+      hash,
+    ]);
+    if (known.rowCount === 0) throw new Error(`--baseline: no bench account in schema ${BASELINE_SCHEMA}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    name: 'raw',
+    main: paths.baselineServer,
+    env: { BASELINE_DATABASE_URL: kept.url, BASELINE_SCHEMA },
+  };
+}
+
 /** The middle value; for an even count the mean of the two middle ones. */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -70,15 +114,19 @@ async function main() {
   const scenarios = option('--scenarios', 'chat_id').split(',') as ScenarioName[];
   const seconds = Number(option('--seconds', '5'));
   const rounds = Number(option('--rounds', '2'));
-  const builds = args.map((arg) => {
-    const [name, main] = arg.split('=');
-    return { name, main };
-  });
+  const withBaseline = args.includes('--baseline');
+  const builds: Build[] = args
+    .filter((arg) => arg !== '--baseline')
+    .map((arg) => {
+      const [name, main] = arg.split('=');
+      return { name, main };
+    });
   const token = process.env.BENCH_TOKEN;
   if (!token || builds.length === 0) {
     throw new Error('needs DATABASE_URL or DATA_DIR, BENCH_TOKEN and builds as name=path/to/main.js');
   }
   const kept = keptDatabase();
+  if (withBaseline) builds.push(await baselineBuild(kept, token));
   const { probes, ids } = await lookupValues(kept);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
@@ -86,7 +134,7 @@ async function main() {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
-      const server = await ServerProcess.start(build.name, build.main, env, '/readyz', {
+      const server = await ServerProcess.start(build.name, build.main, { ...env, ...build.env }, '/readyz', {
         logFile: join(logDir, `${build.name}.log`),
       });
       try {
@@ -111,7 +159,9 @@ async function main() {
           figures.set(key, [...(figures.get(key) ?? []), load]);
           process.stderr.write(
             `${scenario} ${build.name}: ${Math.round(load.requestsPerSecond)} req/s, cpu ${load.serverCpuMsPerRequest} ms/req, ` +
-              `database cpu ${load.databaseCpuMsPerRequest ?? '-'} ms/req\n`,
+              `database cpu ${load.databaseCpuMsPerRequest ?? '-'} ms/req` +
+              // A refused token (401) or any other failure makes the figures another request's.
+              `${load.non2xx > 0 ? `, ${load.non2xx} answers not 2xx` : ''}\n`,
           );
         }
       } finally {
