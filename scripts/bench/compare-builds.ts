@@ -126,6 +126,9 @@ async function main() {
     throw new Error('needs DATABASE_URL or DATA_DIR, BENCH_TOKEN and builds as name=path/to/main.js');
   }
   const kept = keptDatabase();
+  if (withBaseline && scenarios.includes('changes_feed')) {
+    throw new Error('--baseline: the raw server has no change feed to follow (changes_feed)');
+  }
   if (withBaseline) builds.push(await baselineBuild(kept, token));
   const { probes, ids } = await lookupValues(kept);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
