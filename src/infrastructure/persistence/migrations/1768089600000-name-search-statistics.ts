@@ -10,7 +10,7 @@ const FOLDED_NAMES = ['first_name_folded', 'last_name_folded'];
  * page is full, or take every match from the trigram index and sort them. Which is faster depends
  * on how many people match, and the planner guesses that from the column's statistics: with the
  * default 100 most common values and 100 histogram bounds its guess moved with each ANALYZE's
- * sample, and about one fragment in thirteen got the walk where the index was up to 2.5 times
+ * sample, and about one fragment in thirteen got the walk where the index was up to 2.4 times
  * faster (a fragment matching a few hundred people of 100,000 walks tens of thousands). With
  * 1,000 of each, that was one in thirty-three, and a search cost 0.12 ms more planning
  * (docs/performance.md). ANALYZE samples 300 rows per unit of target, so it now reads a directory
