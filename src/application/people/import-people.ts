@@ -585,8 +585,8 @@ async function apply(
   /** The people were written while the file was checked (WriteAhead): only tell what was done. */
   writtenAhead: boolean,
 ): Promise<ImportPeopleOutput> {
-  // Written ahead, or only planned: either way nothing is written here.
-  const dryRun = input.dryRun === true || writtenAhead;
+  // Neither a dry run (only planned) nor written ahead (only told): the people are written here.
+  const writesHere = input.dryRun !== true && !writtenAhead;
   const output: ImportPeopleOutput = {
     added: 0,
     updated: 0,
@@ -608,9 +608,9 @@ async function apply(
       await input.onChange?.({ kind: person.hasAccount ? 'keep' : 'erase', person });
     }
     output.erased = erased.length;
-    if (!dryRun) await erasePeople(tx, erased, now, actor);
+    if (writesHere) await erasePeople(tx, erased, now, actor);
   }
-  if (!dryRun) {
+  if (writesHere) {
     await tx.people.releaseIdentifiers(
       [...plan.releaseChatIds.keys()],
       [...plan.releaseMemberNumbers.keys()],
@@ -619,7 +619,7 @@ async function apply(
 
   let done = 0;
   input.onProgress?.(0, plan.total);
-  if (!dryRun) await tx.people.beginBulkInsert(plan.total - plan.targets.size);
+  if (writesHere) await tx.people.beginBulkInsert(plan.total - plan.targets.size);
   const flush = async (batch: Checked[]) => {
     const targets = batch.flatMap(({ index }) => {
       const id = plan.targets.get(index);
@@ -689,7 +689,7 @@ async function apply(
     }
     output.added += added.length;
     output.updated += replacements.length;
-    if (!dryRun) {
+    if (writesHere) {
       const created = createdEntries(
         await tx.people.insertMany(added.map(({ person }) => newPerson(person))),
         actor,
@@ -719,7 +719,7 @@ async function apply(
     writtenAhead ? tx.people.endBulkInsert() : undefined,
   ]);
   for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
-  if (!dryRun) await tx.people.endBulkInsert();
+  if (writesHere) await tx.people.endBulkInsert();
   return output;
 }
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The statistics target of the folded names: PostgreSQL's default is 100. */
-export const NAME_STATISTICS_TARGET = 1000;
+const NAME_STATISTICS_TARGET = 1000;
 
 const FOLDED_NAMES = ['first_name_folded', 'last_name_folded'];
 
