@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import bcrypt from 'bcrypt';
+import express from 'express';
 import { Pool } from 'pg';
 import { foldCase } from '../../src/domain/text';
 import { openBaselinePglite } from './baseline-pglite';
@@ -245,14 +246,29 @@ async function route(req: IncomingMessage, res: ServerResponse) {
   throw new HttpError(404, 'not found');
 }
 
-const server = createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   route(req, res).catch((error: unknown) => {
     const status = error instanceof HttpError ? error.status : 500;
     if (status === 500) console.error(error);
     if (res.headersSent) res.destroy();
     else send(res, status, JSON.stringify({ errors: [error instanceof Error ? error.message : 'error'] }));
   });
-});
+}
+
+/**
+ * `BASELINE_EXPRESS=1`: the same handler as the only middleware of an Express app, and nothing
+ * else — the floor under any Express app, the service among them (compare-builds --express-floor;
+ * docs/performance.md, "What Express costs").
+ */
+function expressFloor(): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res) => handle(req, res));
+  return app;
+}
+
+const server = createServer(process.env.BASELINE_EXPRESS === '1' ? expressFloor() : handle);
 server.keepAliveTimeout = 65_000;
 
 server.listen(Number(process.env.PORT ?? 3100), '127.0.0.1');

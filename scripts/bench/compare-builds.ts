@@ -30,6 +30,8 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  * `--baseline` adds the raw baseline server as one more build, `raw`, on the copy the bench kept
  * in schema bench_baseline (PostgreSQL only), so that a ratio to the true limit is measured in the
  * same interleaved rounds. BENCH_TOKEN is given to the baseline's bench account if it lacks it.
+ * `--express-floor` adds `raw-express`: the raw server's own handler as the only middleware of an
+ * Express app, which shows what Express alone costs against `raw`.
  */
 
 /** The bench's feed client once, as a load figure: a page is a request. */
@@ -72,7 +74,7 @@ interface Build {
  * The raw baseline as a build: its copy of the directory in the kept database, and BENCH_TOKEN
  * accepted there as the bench's own token is (the bench gives both servers the same token).
  */
-async function baselineBuild(kept: KeptDatabase, token: string): Promise<Build> {
+async function baselineBuild(kept: KeptDatabase, token: string, overExpress: boolean): Promise<Build> {
   if (!('url' in kept)) throw new Error('--baseline needs DATABASE_URL: the embedded baseline is not kept');
   const client = new Client({ connectionString: kept.url });
   await client.connect();
@@ -92,9 +94,9 @@ async function baselineBuild(kept: KeptDatabase, token: string): Promise<Build> 
     await client.end();
   }
   return {
-    name: 'raw',
+    name: overExpress ? 'raw-express' : 'raw',
     main: paths.baselineServer,
-    env: { BASELINE_DATABASE_URL: kept.url, BASELINE_SCHEMA },
+    env: { BASELINE_DATABASE_URL: kept.url, BASELINE_SCHEMA, BASELINE_EXPRESS: overExpress ? '1' : '0' },
   };
 }
 
@@ -115,8 +117,9 @@ async function main() {
   const seconds = Number(option('--seconds', '5'));
   const rounds = Number(option('--rounds', '2'));
   const withBaseline = args.includes('--baseline');
+  const withFloor = args.includes('--express-floor');
   const builds: Build[] = args
-    .filter((arg) => arg !== '--baseline')
+    .filter((arg) => arg !== '--baseline' && arg !== '--express-floor')
     .map((arg) => {
       const [name, main] = arg.split('=');
       return { name, main };
@@ -126,10 +129,13 @@ async function main() {
     throw new Error('needs DATABASE_URL or DATA_DIR, BENCH_TOKEN and builds as name=path/to/main.js');
   }
   const kept = keptDatabase();
-  if (withBaseline && scenarios.includes('changes_feed')) {
-    throw new Error('--baseline: the raw server has no change feed to follow (changes_feed)');
+  if ((withBaseline || withFloor) && scenarios.includes('changes_feed')) {
+    throw new Error(
+      '--baseline, --express-floor: the raw server has no change feed to follow (changes_feed)',
+    );
   }
-  if (withBaseline) builds.push(await baselineBuild(kept, token));
+  if (withBaseline) builds.push(await baselineBuild(kept, token, false));
+  if (withFloor) builds.push(await baselineBuild(kept, token, true));
   const { probes, ids } = await lookupValues(kept);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
