@@ -23,6 +23,7 @@ import { RemovedAndEndingChanges1767830400000 } from './migrations/1767830400000
 import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-accounts';
 import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-notices';
 import { NameSearchStatistics1768089600000 } from './migrations/1768089600000-name-search-statistics';
+import { NameIndexPendingLists1768176000000 } from './migrations/1768176000000-name-index-pending-lists';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -75,6 +76,7 @@ export const MIGRATIONS = [
   ErasedAccounts1767916800000,
   RenewalNotices1768003200000,
   NameSearchStatistics1768089600000,
+  NameIndexPendingLists1768176000000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */

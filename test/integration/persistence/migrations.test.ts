@@ -66,6 +66,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'ErasedAccounts1767916800000',
         'RenewalNotices1768003200000',
         'NameSearchStatistics1768089600000',
+        'NameIndexPendingLists1768176000000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -108,6 +109,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'ErasedAccounts1767916800000',
           'RenewalNotices1768003200000',
           'NameSearchStatistics1768089600000',
+          'NameIndexPendingLists1768176000000',
         ]);
       } finally {
         await empty.dispose();
@@ -165,12 +167,45 @@ describe.each(testDatabases)('migrate on $name', (target) => {
          SELECT 'first' || (g % 150), 'last' || (g % 400), 'first' || (g % 150), 'last' || (g % 400)
            FROM generate_series(1, 1200) AS g`,
       );
+      // Back to before the statistics migration (the one after it first).
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await dataSource.query('ANALYZE people');
       expect(await mostCommon()).toEqual({ first_name_folded: 100, last_name_folded: 100 });
 
-      expect(await migrate(database)).toEqual(['NameSearchStatistics1768089600000']);
+      expect(await migrate(database)).toEqual([
+        'NameSearchStatistics1768089600000',
+        'NameIndexPendingLists1768176000000',
+      ]);
       expect(await mostCommon()).toEqual({ first_name_folded: 150, last_name_folded: 400 });
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("keeps the name indexes' pending lists to 256 kB (PostgreSQL's default once undone)", async () => {
+    const database = await openTestDatabase(target);
+    const { dataSource } = database;
+    const limits = async (): Promise<Record<string, string[] | null>> => {
+      const rows: { name: string; options: string[] | null }[] = await dataSource.query(
+        `SELECT c.relname AS name, c.reloptions AS options FROM pg_class c
+          WHERE c.oid IN ('people_first_name_folded_trgm_idx'::regclass,
+                          'people_last_name_folded_trgm_idx'::regclass)
+          ORDER BY c.relname`,
+      );
+      return Object.fromEntries(rows.map((row) => [row.name, row.options]));
+    };
+    try {
+      expect(await limits()).toEqual({
+        people_first_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
+        people_last_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
+      });
+      await dataSource.undoLastMigration();
+      expect(await limits()).toEqual({
+        people_first_name_folded_trgm_idx: null,
+        people_last_name_folded_trgm_idx: null,
+      });
+      expect(await migrate(database)).toEqual(['NameIndexPendingLists1768176000000']);
     } finally {
       await database.close();
     }
