@@ -258,7 +258,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
 /**
  * `BASELINE_EXPRESS=1`: the same handler as the only middleware of an Express app, and nothing
  * else — the floor under any Express app, the service among them (compare-builds --express-floor;
- * docs/performance.md, "What Express costs").
+ * docs/performance.md, "Slower machines, and the floor Express sets").
  */
 function expressFloor(): express.Express {
   const app = express();
