@@ -39,14 +39,29 @@ export async function addBaselineAccount(
       account.permissions,
     ],
   );
-  if (token === undefined) return;
+  if (token !== undefined) await addBaselineKey(database, person.id, token);
+}
+
+/**
+ * A key with `token` (the service's own) for the baseline's person `personId` (a number) or
+ * account `username`, with the account's permissions, unless it has that key already; whether it
+ * has it now (false: no such account).
+ */
+export async function addBaselineKey(
+  database: RowQueries,
+  account: number | string,
+  token: string,
+): Promise<boolean> {
+  const hash = createHash('sha256').update(token, 'utf8').digest('hex');
+  const owner = typeof account === 'number' ? 'id = $3::int' : 'username = $3';
   await database.query(
-    `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions) VALUES ($1, $2, $3, $4)`,
-    [
-      person.id,
-      token.slice(0, 8),
-      createHash('sha256').update(token, 'utf8').digest('hex'),
-      account.permissions,
-    ],
+    `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions)
+     SELECT id, $1, $2, permissions FROM ${BASELINE_SCHEMA}.people WHERE ${owner}
+     ON CONFLICT (token_hash) DO NOTHING`,
+    [token.slice(0, 8), hash, account],
   );
+  const known = await database.query(`SELECT 1 FROM ${BASELINE_SCHEMA}.api_keys WHERE token_hash = $1`, [
+    hash,
+  ]);
+  return known.length > 0;
 }

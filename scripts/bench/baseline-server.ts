@@ -264,7 +264,7 @@ function expressFloor(): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((req, res) => handle(req, res));
+  app.use(handle);
   return app;
 }
 

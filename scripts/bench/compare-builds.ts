@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { Client } from 'pg';
+import { addBaselineKey } from './baseline-accounts';
 import { BASELINE_SCHEMA, writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
@@ -73,31 +73,32 @@ interface Build {
 /**
  * The raw baseline as a build: its copy of the directory in the kept database, and BENCH_TOKEN
  * accepted there as the bench's own token is (the bench gives both servers the same token).
+ * `overExpress`: its handler inside an Express app (`raw-express`).
  */
-async function baselineBuild(kept: KeptDatabase, token: string, overExpress: boolean): Promise<Build> {
+function baselineBuild(url: string, overExpress: boolean): Build {
+  return {
+    name: overExpress ? 'raw-express' : 'raw',
+    main: paths.baselineServer,
+    env: { BASELINE_DATABASE_URL: url, BASELINE_SCHEMA, BASELINE_EXPRESS: overExpress ? '1' : '0' },
+  };
+}
+
+/** BENCH_TOKEN for the baseline's bench account, once for `raw` and `raw-express` alike. */
+async function giveBaselineToken(kept: KeptDatabase, token: string): Promise<string> {
   if (!('url' in kept)) throw new Error('--baseline needs DATABASE_URL: the embedded baseline is not kept');
   const client = new Client({ connectionString: kept.url });
   await client.connect();
   try {
-    const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-    await client.query(
-      `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions)
-       SELECT id, $1, $2, permissions FROM ${BASELINE_SCHEMA}.people WHERE username = 'bench'
-       ON CONFLICT (token_hash) DO NOTHING`,
-      [token.slice(0, 8), hash],
-    );
-    const known = await client.query(`SELECT 1 FROM ${BASELINE_SCHEMA}.api_keys WHERE token_hash = $1`, [
-      hash,
-    ]);
-    if (known.rowCount === 0) throw new Error(`--baseline: no bench account in schema ${BASELINE_SCHEMA}`);
+    const rows = {
+      query: async <T>(text: string, values?: unknown[]) => (await client.query(text, values)).rows as T[],
+    };
+    if (!(await addBaselineKey(rows, 'bench', token))) {
+      throw new Error(`--baseline: no bench account in schema ${BASELINE_SCHEMA}`);
+    }
   } finally {
     await client.end();
   }
-  return {
-    name: overExpress ? 'raw-express' : 'raw',
-    main: paths.baselineServer,
-    env: { BASELINE_DATABASE_URL: kept.url, BASELINE_SCHEMA, BASELINE_EXPRESS: overExpress ? '1' : '0' },
-  };
+  return kept.url;
 }
 
 /** The middle value; for an even count the mean of the two middle ones. */
@@ -134,8 +135,11 @@ async function main() {
       '--baseline, --express-floor: the raw server has no change feed to follow (changes_feed)',
     );
   }
-  if (withBaseline) builds.push(await baselineBuild(kept, token, false));
-  if (withFloor) builds.push(await baselineBuild(kept, token, true));
+  if (withBaseline || withFloor) {
+    const url = await giveBaselineToken(kept, token);
+    if (withBaseline) builds.push(baselineBuild(url, false));
+    if (withFloor) builds.push(baselineBuild(url, true));
+  }
   const { probes, ids } = await lookupValues(kept);
   const logDir = await mkdtemp(join(tmpdir(), 'bench-builds-'));
   const env = measuredServiceEnv();
