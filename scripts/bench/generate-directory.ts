@@ -332,7 +332,8 @@ function contacts(random: Random, index: number, first: string, last: string): I
   return list;
 }
 
-function fragmentOf(random: Random, lastName: string): string {
+/** What a client types to find someone by last name: 3 to 5 letters of it, from anywhere, half in lower case. */
+export function fragmentOf(random: Random, lastName: string): string {
   const length = Math.min(lastName.length, random.int(3, 5));
   const start = random.int(0, lastName.length - length);
   const fragment = lastName.slice(start, start + length);
