@@ -27,10 +27,10 @@ export async function addBaselineAccount(
   token?: string,
 ): Promise<void> {
   const hash = await bcrypt.hash(account.password, bcryptCost);
-  const [person] = await database.query<{ id: number }>(
+  await database.query(
     `INSERT INTO ${BASELINE_SCHEMA}.people (role, first_name, last_name, first_name_folded, last_name_folded,
                                             username, password_hash, permissions)
-     VALUES ($1, $2, $2, $3, $3, $2, $4, $5) RETURNING id`,
+     VALUES ($1, $2, $2, $3, $3, $2, $4, $5)`,
     [
       account.admin ? 'admin' : 'member',
       account.username,
@@ -39,26 +39,25 @@ export async function addBaselineAccount(
       account.permissions,
     ],
   );
-  if (token !== undefined) await addBaselineKey(database, person.id, token);
+  if (token !== undefined) await addBaselineKey(database, account.username, token);
 }
 
 /**
- * A key with `token` (the service's own) for the baseline's person `personId` (a number) or
- * account `username`, with the account's permissions, unless it has that key already; whether it
- * has it now (false: no such account).
+ * A key with `token` (the service's own) for the baseline's account `username`, with the
+ * account's permissions, unless it has that key already; whether it has it now (false: no such
+ * account).
  */
 export async function addBaselineKey(
   database: RowQueries,
-  account: number | string,
+  username: string,
   token: string,
 ): Promise<boolean> {
   const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-  const owner = typeof account === 'number' ? 'id = $3::int' : 'username = $3';
   await database.query(
     `INSERT INTO ${BASELINE_SCHEMA}.api_keys (person_id, prefix, token_hash, permissions)
-     SELECT id, $1, $2, permissions FROM ${BASELINE_SCHEMA}.people WHERE ${owner}
+     SELECT id, $1, $2, permissions FROM ${BASELINE_SCHEMA}.people WHERE username = $3
      ON CONFLICT (token_hash) DO NOTHING`,
-    [token.slice(0, 8), hash, account],
+    [token.slice(0, 8), hash, username],
   );
   const known = await database.query(`SELECT 1 FROM ${BASELINE_SCHEMA}.api_keys WHERE token_hash = $1`, [
     hash,

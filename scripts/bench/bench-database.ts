@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { CHANGE_LOG_LOCK_KEY } from '../../src/infrastructure/persistence/sql-change-log';
+import type { RowQueries } from './baseline-accounts';
 import { baselineSchema } from './baseline-schema';
 
 const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -13,6 +14,13 @@ async function withClient<T>(connectionString: string, work: (client: Client) =>
   } finally {
     await client.end();
   }
+}
+
+/** Statements on the database at `url`, each on a connection of its own. */
+export function rowQueries(url: string): RowQueries {
+  return {
+    query: (text, values = []) => withClient(url, async (client) => (await client.query(text, values)).rows),
+  };
 }
 
 /**
@@ -127,8 +135,8 @@ export class BenchDatabase {
     return writeMemberChanges(this.url, count);
   }
 
-  async query<T>(text: string, values: unknown[] = []): Promise<T[]> {
-    return withClient(this.url, async (client) => (await client.query(text, values)).rows as T[]);
+  query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+    return rowQueries(this.url).query<T>(text, values);
   }
 
   /** Drops what the benchmark made: the whole database when it created it, else the baseline schema. */

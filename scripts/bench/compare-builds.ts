@@ -1,9 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { addBaselineKey } from './baseline-accounts';
-import { BASELINE_SCHEMA, writeMemberChanges } from './bench-database';
+import { BASELINE_SCHEMA, rowQueries, writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { type LoadFigures, runLoad } from './load-runner';
 import { paths } from './paths';
@@ -86,17 +85,8 @@ function baselineBuild(url: string, overExpress: boolean): Build {
 /** BENCH_TOKEN for the baseline's bench account, once for `raw` and `raw-express` alike. */
 async function giveBaselineToken(kept: KeptDatabase, token: string): Promise<string> {
   if (!('url' in kept)) throw new Error('--baseline needs DATABASE_URL: the embedded baseline is not kept');
-  const client = new Client({ connectionString: kept.url });
-  await client.connect();
-  try {
-    const rows = {
-      query: async <T>(text: string, values?: unknown[]) => (await client.query(text, values)).rows as T[],
-    };
-    if (!(await addBaselineKey(rows, 'bench', token))) {
-      throw new Error(`--baseline: no bench account in schema ${BASELINE_SCHEMA}`);
-    }
-  } finally {
-    await client.end();
+  if (!(await addBaselineKey(rowQueries(kept.url), 'bench', token))) {
+    throw new Error(`--baseline: no bench account in schema ${BASELINE_SCHEMA}`);
   }
   return kept.url;
 }
