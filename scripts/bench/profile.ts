@@ -8,11 +8,12 @@ import { writeMemberChanges } from './bench-database';
 import { followFeed } from './follow-feed';
 import { fragmentOf } from './generate-directory';
 import { type PageKind, startPageLoops } from './page-loops';
+import { startSlowStreams } from './slow-streams';
 import { runLoad } from './load-runner';
 import { paths } from './paths';
 import { ServerProcess, measuredServiceEnv } from './processes';
 import { Random } from './random';
-import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scenarios';
+import { FEED_CHANGES, requestsOf, SLOW_STREAM_CLIENTS, type ScenarioName, type Target } from './scenarios';
 
 /**
  * Where the service's CPU goes under one scenario's load: starts the built service with
@@ -26,6 +27,7 @@ import { FEED_CHANGES, requestsOf, type ScenarioName, type Target } from './scen
  * until the seconds are spent (each round adds 100,000 changes to the kept database).
  * `page_loops_people` (`page_loops_changes`): another key's chat_id lookups at 4 connections while
  * 16 loops of one key ask for people (change) pages of 1000, as in the bench's page_loops.
+ * `slow_streams`: chat_id lookups while another key's 100 slow clients ask for the unpaged list.
  *
  * Without a token, one is issued to the benchmark's reader account. BENCH_SERVICE_MAIN names
  * another build's dist/src/main.js (to profile a checkout before a change).
@@ -182,7 +184,8 @@ export function lookupValues(kept: KeptDatabase) {
 /**
  * Lookups or pages at 32 connections for `seconds`, after 2 s of warm-up. `page_loops_people` and
  * `page_loops_changes`: chat_id lookups at the bench's 4 connections while another key (`loopToken`)
- * runs 16 loops of pages of 1000, as the bench's page_loops scenario does.
+ * runs 16 loops of pages of 1000, as the bench's page_loops scenario does. `slow_streams`: chat_id
+ * lookups at 32 connections while another key's 100 slow clients ask for the unpaged list.
  */
 async function driveLoad(
   server: ServerProcess,
@@ -199,12 +202,16 @@ async function driveLoad(
   const headers = { Authorization: `Bearer ${token}` };
   const connections = loopKind === undefined ? 32 : 4;
   await runLoad(server.url, next, { connections, seconds: 2, headers });
-  let loops: ReturnType<typeof startPageLoops> | undefined;
+  let loops: { stop(): Promise<unknown> } | undefined;
   if (loopKind !== undefined) {
-    const loopsToken = await loopToken();
-    loops = startPageLoops(server.url, loopsToken, loopKind, 16, ids[ids.length - 1] ?? 1);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    loops = startPageLoops(server.url, await loopToken(), loopKind, 16, ids[ids.length - 1] ?? 1);
+  } else if (scenario === 'slow_streams') {
+    const streamToken = await loopToken();
+    // A key's first use records last_used_at (a write): done before, as in the bench.
+    await fetch(`${server.url}/people?limit=1`, { headers: { Authorization: `Bearer ${streamToken}` } });
+    loops = startSlowStreams(server.url, streamToken, SLOW_STREAM_CLIENTS);
   }
+  if (loops !== undefined) await new Promise((resolve) => setTimeout(resolve, 1000));
   try {
     const figures = await runLoad(server.url, next, { connections, seconds, headers, serverPid: server.pid });
     process.stdout.write(

@@ -73,7 +73,7 @@ export type Figures =
 export const FEED_CHANGES = 100_000;
 
 /** Clients asking for the full list with one key at once: the service lets STREAMS_PER_KEY of them in. */
-const SLOW_STREAM_CLIENTS = 100;
+export const SLOW_STREAM_CLIENTS = 100;
 
 /** SPEC §4, fair sharing: one key's loops of the largest pages, of people and of changes. */
 const PAGE_LOOPS = 16;
