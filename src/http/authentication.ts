@@ -66,8 +66,16 @@ function bearerToken(req: Request, res: Response): string {
   return parts.value;
 }
 
+export interface BearerGuardOptions {
+  /**
+   * The route takes its key's turn itself (`takeTurn`), once it knows what the request asks: a
+   * search that turns out to be an unpaged stream takes none, as its own limits bound it.
+   */
+  turnTakenByRoute?: boolean;
+}
+
 /** The guard of a Bearer route, for the permission it needs, if any. */
-export type BearerGuard = (permission?: Permission) => RequestHandler;
+export type BearerGuard = (permission?: Permission, options?: BearerGuardOptions) => RequestHandler;
 
 /** What a key's requests share across every route of one app: one rate-limit budget, one queue of turns. */
 export interface KeyLimits {
@@ -78,13 +86,14 @@ export interface KeyLimits {
 /**
  * The guard of every Bearer route, in the order SPEC §2 gives: authenticate the token (401), check
  * the permission the route needs, if any (401 naming it), count the request against its key's
- * rate limit (429), wait for the key's turn (KeyTurns). Only then does the route look at its path, body or headers, so a request
+ * rate limit (429), wait for the key's turn (KeyTurns; or the route does, see BearerGuardOptions).
+ * Only then does the route look at its path, body or headers, so a request
  * without valid credentials learns nothing about them. On success `res.locals.principal` holds who
  * is calling and `res.locals.keyId` the key used (read by the request log, even for a refusal).
  */
 export function bearerAuth(container: Container, { rateLimit, turns }: KeyLimits): BearerGuard {
   const authenticateKey = container.get(AuthenticateKey);
-  return (permission) => async (req, res, next) => {
+  return (permission, options) => async (req, res, next) => {
     const token = bearerToken(req, res);
     let principal: Principal;
     try {
@@ -102,6 +111,10 @@ export function bearerAuth(container: Container, { rateLimit, turns }: KeyLimits
     // Then the key's turn (fair sharing between keys): its other requests may be ahead of it.
     await rateLimit(req, res, (error?: unknown) => {
       if (error !== undefined) return next(error);
+      if (options?.turnTakenByRoute) {
+        res.locals.takeTurn = () => turns.take(principal.keyId, res);
+        return next();
+      }
       turns.take(principal.keyId, res).then((taken) => taken && next(), next);
     });
   };

@@ -243,6 +243,17 @@ export function isHeavyPage(limit: number | undefined): boolean {
 }
 
 /**
+ * For a route whose guard left the key's turn to it (BearerGuardOptions): waits for the turn.
+ * False when the client left meanwhile (nothing to answer). A request served without KeyTurns, or
+ * whose guard took the turn already, goes on at once.
+ */
+export async function takeTurn(res: Response): Promise<boolean> {
+  const take = res.locals.takeTurn as (() => Promise<boolean>) | undefined;
+  res.locals.takeTurn = undefined;
+  return take === undefined ? true : take();
+}
+
+/**
  * Before a page of many rows (SPEC §4, fair sharing): waits for the key's heavy turn. False when
  * the client left meanwhile (nothing to answer). A request served without KeyTurns goes on at once.
  */

@@ -17,7 +17,7 @@ import { entityTag, noneMatch, versionsMatching } from './entity-tag';
 import { streamJsonArray } from './json-array-stream';
 import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
-import { giveBackTurn, isHeavyPage, takeHeavyTurn } from './key-turns';
+import { giveBackTurn, isHeavyPage, takeHeavyTurn, takeTurn } from './key-turns';
 import { methodNotAllowed } from './method-not-allowed';
 import { readSearchRequest, type SearchRequest } from './search-request';
 import { readPersonChanges } from './update-person-body';
@@ -65,7 +65,13 @@ export function peopleRouter(
       // Before the people are read: a change committed meanwhile is then in the feed after this
       // cursor (and maybe in the list too), never in neither.
       beforeRead: async ({ lookup }) => {
-        // A client that left while it waited is answered nothing: what follows is read in vain.
+        // The key's turn (fair sharing), except for an unpaged search that is not a lookup: a long
+        // stream, bounded by its own limits (StreamLimits), whether it is let in or refused. Such
+        // a request took no turn, so another key's lookups are not held to a few at a time while
+        // this key's careless clients ask for the full list again and again (SPEC §4; refused
+        // hundreds of times a second in `npm run bench -- --only slow_streams`). A client that
+        // left while it waited is answered nothing: what follows is read in vain.
+        if (lookup || limit !== undefined) await takeTurn(res);
         if (!lookup && isHeavyPage(limit)) await takeHeavyTurn(res);
         res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
       },
@@ -92,8 +98,8 @@ export function peopleRouter(
     // A stream, of which a key and the instance run only a few; a lookup's never counts (one
     // goes on as a stream only when it matched more people than a lookup reads at once).
     const leave = output.lookup ? undefined : streams.enter(principalOf(res).keyId);
-    // A stream has limits of its own (per key and per instance) and may last minutes: the key's
-    // other requests need not wait for it.
+    // A lookup that matched more people than it reads at once goes on as a stream, which may last
+    // minutes: the key's other requests need not wait for it.
     giveBackTurn(res);
     try {
       await streamJsonArray(res, output.people, (person) => person.json, streams.stallTimeoutMs);
@@ -103,9 +109,10 @@ export function peopleRouter(
   }
 
   // Each route: its guard (credentials, permission, rate limit) first, then its body, then the rest.
-  router.get('/people', bearer('read'), acceptBody('json'), search);
+  // A search takes its key's turn once it knows whether it is a stream (see search).
+  router.get('/people', bearer('read', { turnTakenByRoute: true }), acceptBody('json'), search);
   router.all('/people', methodNotAllowed('GET'));
-  router.post('/people/search', bearer('read'), acceptBody('json'), search);
+  router.post('/people/search', bearer('read', { turnTakenByRoute: true }), acceptBody('json'), search);
   router.all('/people/search', methodNotAllowed('POST'));
 
   router.get('/people/:id', bearer('read'), async (req: Request, res: Response) => {

@@ -15,7 +15,8 @@ const LOOPS = 16;
  * key's 16 pages at once reach the store one at a time (a heavy request), the rest wait in the
  * key's own queues, and the other key's lookup goes straight through meanwhile. Without the
  * per-key turns all 16 reached the store at once, and on PGlite (one session) or PostgreSQL (a
- * pool of 10) the lookup queued behind them.
+ * pool of 10) the lookup queued behind them. A key's unpaged streams take no turn: they have
+ * limits of their own.
  */
 describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
   let t: TestApp;
@@ -43,12 +44,32 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
     }
   };
 
-  /** The real stores, with pages of 1000 held until `release`. */
+  // Unpaged lookups and the full list, held until `releaseOthers` while `holdOthers` is set.
+  let holdOthers = false;
+  let lookupsInStore = 0;
+  let streamsInStore = 0;
+  let releaseOthers: () => void = () => undefined;
+  let othersHeld = Promise.resolve();
+
+  /** The real stores, with pages of 1000 held until `release` (and lookups and streams, above). */
   const holdingPages = (container: Container) => {
     const people = container.get<PersonRepository>(TYPES.PersonRepository);
     const holdingPeople = Object.create(people) as PersonRepository;
-    holdingPeople.searchRendered = (query, limit) =>
-      holding(limit, () => people.searchRendered(query, limit));
+    holdingPeople.searchRendered = async (query, limit) => {
+      if (!holdOthers || !query.lookup) return holding(limit, () => people.searchRendered(query, limit));
+      lookupsInStore += 1;
+      await othersHeld;
+      return people.searchRendered(query, limit);
+    };
+    holdingPeople.streamRendered = (query) => {
+      const rest = people.streamRendered(query);
+      if (!holdOthers) return rest;
+      streamsInStore += 1;
+      return (async function* () {
+        await othersHeld;
+        yield* rest;
+      })();
+    };
     container.rebind<PersonRepository>(TYPES.PersonRepository).toConstantValue(holdingPeople);
     const feed = container.get<ChangeFeed>(TYPES.ChangeFeed);
     const holdingFeed = Object.create(feed) as ChangeFeed;
@@ -124,4 +145,43 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
     },
     60_000,
   );
+
+  it("takes no turn for a key's unpaged streams: another key's lookups are not held to two at a time by them", async () => {
+    holdOthers = true;
+    lookupsInStore = 0;
+    streamsInStore = 0;
+    othersHeld = new Promise<void>((resolve) => {
+      releaseOthers = resolve;
+    });
+    try {
+      // The keys of the tests above have been quiet for a second: they are no longer about.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const streamer = await t.tokenWith(['read']);
+      const other = await t.tokenWith(['read']);
+      // The streaming key's clients: four let in (STREAMS_PER_KEY), held in the store, and one
+      // more refused, as a careless client's every retry would be.
+      const streams = Array.from({ length: 4 }, () => get(streamer, '/people'));
+      for (let waited = 0; streamsInStore < 4 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(streamsInStore).toBe(4);
+      expect((await get(streamer, '/people')).status).toBe(429);
+
+      // Had those requests taken turns, their key would be about and the other key's lookups
+      // would reach the store two at a time.
+      const lookups = Array.from({ length: 4 }, () => get(other, `/people?chat_id=${chatId}`));
+      for (let waited = 0; lookupsInStore < 4 && waited < 2000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(lookupsInStore).toBe(4);
+
+      releaseOthers();
+      for (const lookup of await Promise.all(lookups)) {
+        expect(lookup.status).toBe(200);
+        expect(JSON.parse(lookup.body)).toEqual([expect.objectContaining({ chat_id: chatId })]);
+      }
+      expect((await Promise.all(streams)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    } finally {
+      holdOthers = false;
+      releaseOthers();
+    }
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import { HttpError } from '../../../src/http/http-error';
-import { giveBackTurn, isHeavyPage, KeyTurns, takeHeavyTurn } from '../../../src/http/key-turns';
+import { giveBackTurn, isHeavyPage, KeyTurns, takeHeavyTurn, takeTurn } from '../../../src/http/key-turns';
 import { RequestActivity } from '../../../src/request-activity';
 
 /** The part of a response KeyTurns uses: close, locals, and whether the client is gone. */
@@ -221,6 +221,23 @@ describe('KeyTurns', () => {
 
     it('lets a request served without turns (no key) go on at once', async () => {
       await expect(takeHeavyTurn(response())).resolves.toBe(true);
+    });
+  });
+
+  describe('a turn the route takes itself', () => {
+    it("takes the key's turn once, however often asked, and holds it until the answer closes", async () => {
+      const turns = new KeyTurns({ perKey: 1, alone: 1, waitingPerKey: 10 });
+      const first = response();
+      first.locals.takeTurn = () => turns.take(1, first);
+      await expect(takeTurn(first)).resolves.toBe(true);
+      await expect(takeTurn(first)).resolves.toBe(true);
+      expect(turns.serving(1)).toBe(1);
+      first.finish();
+      expect(turns.serving(1)).toBe(0);
+    });
+
+    it('lets a request whose guard left it no turn to take (or took it) go on at once', async () => {
+      await expect(takeTurn(response())).resolves.toBe(true);
     });
   });
 });
