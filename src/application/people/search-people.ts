@@ -16,8 +16,9 @@ export interface SearchPeopleInput {
   after?: number;
   /**
    * Runs once the input is found good and before any person is read, told whether the search is
-   * a lookup: GET /people waits there for its key's turn to read a large page (SPEC §4) and takes
-   * its Changes-Cursor (SPEC §7), so that a refused request reads nothing.
+   * a lookup: GET /people waits there for its key's turn (none for a long stream, which has limits
+   * of its own) and, to read a large page, its heavy turn (SPEC §4), and takes its Changes-Cursor
+   * (SPEC §7), so that a request refused a turn reads nothing.
    */
   beforeRead?: (read: { lookup: boolean }) => Promise<void>;
 }
