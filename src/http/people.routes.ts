@@ -64,14 +64,14 @@ export function peopleRouter(
       after,
       // Before the people are read: a change committed meanwhile is then in the feed after this
       // cursor (and maybe in the list too), never in neither.
-      beforeRead: async ({ lookup }) => {
+      beforeRead: async ({ lookup, longStream }) => {
         // The key's turn (fair sharing), except for an unpaged search that is not a lookup: a long
         // stream, bounded by its own limits (StreamLimits), whether it is let in or refused. Such
         // a request took no turn, so another key's lookups are not held to a few at a time while
         // this key's careless clients ask for the full list again and again (SPEC §4; refused
         // hundreds of times a second in `npm run bench -- --only slow_streams`). A client that
         // left while it waited is answered nothing: what follows is read in vain.
-        if (lookup || limit !== undefined) await takeTurn(res);
+        if (!longStream) await takeTurn(res);
         if (!lookup && isHeavyPage(limit)) await takeHeavyTurn(res);
         res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
       },

@@ -16,11 +16,12 @@ export interface SearchPeopleInput {
   after?: number;
   /**
    * Runs once the input is found good and before any person is read, told whether the search is
-   * a lookup: GET /people waits there for its key's turn (none for a long stream, which has limits
-   * of its own) and, to read a large page, its heavy turn (SPEC §4), and takes its Changes-Cursor
+   * a lookup and whether it is a long stream (unpaged, not a lookup: every match, batch by batch):
+   * GET /people waits there for its key's turn (none for a long stream, which has limits of its
+   * own) and, to read a large page, its heavy turn (SPEC §4), and takes its Changes-Cursor
    * (SPEC §7), so that a request refused a turn reads nothing.
    */
-  beforeRead?: (read: { lookup: boolean }) => Promise<void>;
+  beforeRead?: (read: { lookup: boolean; longStream: boolean }) => Promise<void>;
 }
 
 /** People as the API shows them, already rendered as JSON text (the read model). */
@@ -52,16 +53,15 @@ export class SearchPeople {
   async execute({ filter, limit, after, beforeRead }: SearchPeopleInput): Promise<SearchPeopleOutput> {
     if (limit !== undefined) checkPageLimit(limit);
     const lookup = isLookup(filter);
-    await beforeRead?.({ lookup });
+    const longStream = limit === undefined && !lookup;
+    await beforeRead?.({ lookup, longStream });
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
     const query = { filter, today, after, lookup };
-    if (limit === undefined) {
-      // The chat bot asks lookups unpaged, many a second: answered like a page, one statement,
-      // not through a stream's batches.
-      if (lookup) return this.lookup(query);
-      return { today, kind: 'stream', people: this.people.streamRendered(query), lookup };
-    }
+    if (longStream) return { today, kind: 'stream', people: this.people.streamRendered(query), lookup };
+    // The chat bot asks lookups unpaged, many a second: answered like a page, one statement, not
+    // through a stream's batches.
+    if (limit === undefined) return this.lookup(query);
 
     // One more than asked tells whether another page exists without a count query.
     const found = await this.people.searchRendered(query, limit + 1);

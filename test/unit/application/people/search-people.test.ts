@@ -1,6 +1,7 @@
 import { MAX_PAGE_LIMIT } from '../../../../src/application/page-limit';
 import { SearchPeople, WHOLE_LOOKUP_SIZE } from '../../../../src/application/people/search-people';
 import { InvalidInput } from '../../../../src/domain/errors';
+import type { PersonFilter } from '../../../../src/domain/person-filter';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
 import { addPerson, collect } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
@@ -147,5 +148,16 @@ describe('SearchPeople', () => {
       },
     });
     expect(steps).toEqual(['before', 'read']);
+  });
+
+  it.each<[string, PersonFilter, number | undefined, boolean]>([
+    ['an unpaged search that is not a lookup', { active: 'yes' }, undefined, true],
+    ['an unpaged lookup', { chatId: 'chat-1' }, undefined, false],
+    ['a page', { active: 'yes' }, 10, false],
+  ])('tells beforeRead whether %s is a long stream', async (_, filter, limit, longStream) => {
+    const { search } = setup();
+    const beforeRead = jest.fn(async () => {});
+    await search.execute({ filter, limit, beforeRead });
+    expect(beforeRead).toHaveBeenCalledWith(expect.objectContaining({ longStream }));
   });
 });
