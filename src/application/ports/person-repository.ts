@@ -125,12 +125,13 @@ export interface PersonRepository {
   insertMany(people: NewPerson[]): Promise<number[]>;
   /**
    * In a unit of work, before `count` people are added by insertMany: when that is many more
-   * than the directory holds (a first import), the store may set its search indexes aside, to be
-   * built again by `endBulkInsert` before the unit of work ends; building an index once is many
-   * times cheaper than keeping it up to date row by row.
+   * than the directory holds (a first import), the store may set its search indexes and its
+   * checks of what contacts and memberships refer to aside, to be built and made again by
+   * `endBulkInsert` before the unit of work ends; building an index, or checking a reference over a
+   * whole table, once is many times cheaper than row by row. No person may be deleted in between.
    */
   beginBulkInsert(count: number): Promise<void>;
-  /** Builds again whatever beginBulkInsert set aside. */
+  /** Builds and checks again whatever beginBulkInsert set aside. */
   endBulkInsert(): Promise<void>;
   /** People by id, admins and erased people included, by id ascending; unknown ids are left out. */
   findMany(ids: number[]): Promise<Person[]>;

@@ -13,6 +13,13 @@ const INDEXES = `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS defi
  WHERE i.indrelid IN ('people'::regclass, 'contacts'::regclass, 'memberships'::regclass)
  ORDER BY c.relname`;
 
+// The references of contacts and memberships, which a first import checks once, at its end.
+const KEYS = `SELECT conrelid::regclass::text AS table, conname AS name,
+       pg_get_constraintdef(oid) AS definition, convalidated AS validated, oid::int AS oid
+  FROM pg_constraint
+ WHERE contype = 'f' AND conrelid IN ('contacts'::regclass, 'memberships'::regclass)
+ ORDER BY conname`;
+
 async function* records(count: number, from = 0): AsyncIterable<IncomingRecord> {
   for (let i = from; i < from + count; i++) {
     yield {
@@ -31,9 +38,10 @@ async function* records(count: number, from = 0): AsyncIterable<IncomingRecord> 
 }
 
 /**
- * A first import (many more people than the directory holds) builds the tables' search indexes
- * once at its end instead of row by row; the indexes are there, the same, whether it commits or
- * fails, and every search answers from them.
+ * A first import (many more people than the directory holds) builds the tables' search indexes,
+ * and checks what contacts and memberships refer to, once at its end instead of row by row; the
+ * indexes and the foreign keys are there, the same, whether it commits or fails, and every search
+ * answers from the indexes.
  */
 describe.each(testDatabases)('a first import into an empty directory on $name', (target) => {
   let t: TestApp;
@@ -44,10 +52,12 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
   afterAll(() => t.close());
 
   const indexes = () => t.database.dataSource.query(INDEXES);
+  const keys = () => t.database.dataSource.query(KEYS);
 
   it('leaves every index as it was when it fails part way', async () => {
     const before = await indexes();
-    // Fails while it writes, half way through: after the indexes were set aside.
+    const keysBefore = await keys();
+    // Fails while it writes, half way through: after the indexes and keys were set aside.
     const failing = t.container.get(ImportPeople).execute({
       records: records(FIRST_IMPORT),
       onChange: (change) => {
@@ -57,8 +67,9 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
 
     await expect(failing).rejects.toThrow('the reader gave up');
 
-    // The very indexes (the same oids): the drop was rolled back with the rest.
+    // The very indexes and keys (the same oids): the drops were rolled back with the rest.
     expect(await indexes()).toEqual(before);
+    expect(await keys()).toEqual(keysBefore);
     expect(
       await t.database.dataSource.query('SELECT count(*)::int AS n FROM people WHERE role = $1', ['member']),
     ).toEqual([{ n: 0 }]);
@@ -66,6 +77,7 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
 
   it('writes nothing, and names the problem, when the file goes wrong after its people were being written', async () => {
     const before = await indexes();
+    const keysBefore = await keys();
     const tables = () =>
       t.database.dataSource.query(
         `SELECT (SELECT count(*)::int FROM people) AS people, (SELECT count(*)::int FROM changes) AS changes,
@@ -83,11 +95,14 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
     await expect(failing).rejects.toMatchObject({ messages: ['record 12000: bad date'] });
     expect(await tables()).toEqual(counts);
     expect(await indexes()).toEqual(before);
+    expect(await keys()).toEqual(keysBefore);
   }, 120_000);
 
-  it('builds its indexes again before it commits, and the searches use them', async () => {
+  it('builds its indexes and foreign keys again before it commits, and the searches use them', async () => {
     type Index = { name: string; definition: string; unique: boolean; oid: number };
+    type Key = { table: string; name: string; definition: string; validated: boolean; oid: number };
     const before: Index[] = await indexes();
+    const keysBefore: Key[] = await keys();
     const output = await t.container.get(ImportPeople).execute({ records: records(FIRST_IMPORT) });
     expect(output.added).toBe(FIRST_IMPORT);
 
@@ -100,6 +115,21 @@ describe.each(testDatabases)('a first import into an empty directory on $name', 
       before.filter((index) => !index.unique).map((index) => index.name),
     );
     expect(rebuilt.length).toBeGreaterThanOrEqual(5);
+    // Made again (new oids), the same, checked over the rows, and refusing what they refused.
+    const keysAfter: Key[] = await keys();
+    const keyShape = (list: Key[]) => list.map(({ oid: _oid, ...key }) => key);
+    expect(keyShape(keysAfter)).toEqual(keyShape(keysBefore));
+    expect(keysBefore.map((key) => key.name)).toEqual([
+      'contacts_person_id_fkey',
+      'memberships_club_id_fkey',
+      'memberships_person_id_fkey',
+    ]);
+    expect(keysAfter.every((key, i) => key.validated && key.oid !== keysBefore[i].oid)).toBe(true);
+    await expect(
+      t.database.dataSource.query(
+        "INSERT INTO contacts (person_id, kind, value, value_folded) VALUES (-1, 'email', 'a@b.c', 'a@b.c')",
+      ),
+    ).rejects.toMatchObject({ code: '23503' });
     const token = await t.tokenWith(['read']);
     const byEmail = await request(t.app)
       .get('/people?email=ada.1234@example.org')
