@@ -6,13 +6,14 @@ import { baselineSchema } from './baseline-schema';
 import { BASELINE_SCHEMA } from './bench-database';
 
 /**
- * Makes the embedded yardstick's database: node baseline-pglite-setup.js DIR FILE ACCOUNTS, where
- * ACCOUNTS is a JSON file of `{ accounts: [{ account, token? }], bcryptCost }`. Loads FILE as the
- * PostgreSQL yardstick does (one transaction, unnest, indexes after), then ANALYZE (untimed, as the
- * PostgreSQL run's VACUUM ANALYZE), and prints `{"seconds": ...}`: the load's time.
+ * Makes the embedded yardstick's database: node baseline-pglite-setup.js DIR FILE ACCOUNTS
+ * [--keys-aside], where ACCOUNTS is a JSON file of `{ accounts: [{ account, token? }], bcryptCost }`.
+ * Loads FILE as the PostgreSQL yardstick does (one transaction, unnest, indexes after; with
+ * `--keys-aside` the foreign keys too), then ANALYZE (untimed, as the PostgreSQL run's VACUUM
+ * ANALYZE), and prints `{"seconds": ...}`: the load's time.
  */
 async function main() {
-  const [dataDir, file, accountsFile] = process.argv.slice(2);
+  const [dataDir, file, accountsFile, flag] = process.argv.slice(2);
   const { accounts, bcryptCost } = JSON.parse(readFileSync(accountsFile, 'utf8')) as {
     accounts: { account: BenchAccount; token?: string }[];
     bcryptCost: number;
@@ -20,7 +21,7 @@ async function main() {
   const pglite = await openBaselinePglite(dataDir);
   try {
     await pglite.exec(baselineSchema(BASELINE_SCHEMA));
-    const load = await loadInto(pglite, file);
+    const load = await loadInto(pglite, file, { keysAside: flag === '--keys-aside' });
     await pglite.exec('ANALYZE');
     const rows = {
       query: async <T>(text: string, values: unknown[] = []) => (await pglite.query<T>(text, values)).rows,

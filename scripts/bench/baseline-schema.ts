@@ -28,6 +28,29 @@ export const SEARCH_INDEXES = [
   },
 ];
 
+/**
+ * The references of contacts and memberships, as the schema below names them: the strict bulk
+ * load (`keysAside`) drops them and adds them again after the rows, as the service's first import
+ * does, so that each is one check over its table instead of a locking read per row.
+ */
+export const LOAD_REFERENCES = [
+  {
+    table: 'contacts',
+    name: 'contacts_person_id_fkey',
+    definition: 'FOREIGN KEY (person_id) REFERENCES people(id) ON DELETE CASCADE',
+  },
+  {
+    table: 'memberships',
+    name: 'memberships_person_id_fkey',
+    definition: 'FOREIGN KEY (person_id) REFERENCES people(id) ON DELETE CASCADE',
+  },
+  {
+    table: 'memberships',
+    name: 'memberships_club_id_fkey',
+    definition: 'FOREIGN KEY (club_id) REFERENCES clubs(id)',
+  },
+];
+
 export function baselineSchema(schema: string): string {
   return `
 CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;

@@ -84,11 +84,15 @@ export class BenchDatabase {
     return this.created ? `fresh database ${this.created.name}` : 'DATABASE_URL';
   }
 
-  async createBaselineSchema(): Promise<void> {
+  async createBaselineSchema(schema = BASELINE_SCHEMA): Promise<void> {
     await withClient(this.url, async (client) => {
-      await client.query(`DROP SCHEMA IF EXISTS ${BASELINE_SCHEMA} CASCADE`);
-      await client.query(baselineSchema(BASELINE_SCHEMA));
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.query(baselineSchema(schema));
     });
+  }
+
+  async dropSchema(schema: string): Promise<void> {
+    await withClient(this.url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
   }
 
   /**
