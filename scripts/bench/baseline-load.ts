@@ -38,10 +38,10 @@ export async function baselineLoad(
  * Loads the import file through `client`, whose search path names the baseline's schema, the way
  * a careful bulk load does: parse, then one transaction that drops the secondary indexes, inserts
  * with multi-row INSERTs fed by unnest() over column arrays (ids assigned here, so that contacts
- * and memberships need no round trip), and builds the indexes again at the end. This is the yardstick for the service's import time, as
- * the performance issue defines it. With `keysAside` it also drops the foreign keys of contacts
- * and memberships and adds them again at the end, as the service's first import does: the
- * stricter yardstick, shown beside the first.
+ * and memberships need no round trip), and builds the indexes again at the end. This is the
+ * yardstick for the service's import time, as the performance issue defines it. With `keysAside`
+ * it also drops the foreign keys of contacts and memberships and adds them again at the end, as
+ * the service's first import does: the stricter yardstick, shown beside the first.
  */
 export async function loadInto(client: SqlClient, file: string, options: LoadOptions = {}) {
   const keys = options.keysAside ? LOAD_REFERENCES : [];
