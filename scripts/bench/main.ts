@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addBaselineAccount, type BenchAccount } from './baseline-accounts';
 import { baselineLoad } from './baseline-load';
-import { BASELINE_SCHEMA, BenchDatabase } from './bench-database';
+import { BASELINE_SCHEMA, BenchDatabase, STRICT_BASELINE_SCHEMA } from './bench-database';
 import { type BenchOptions, parseOptions } from './bench-options';
 import { compareAnswers } from './compare-answers';
 import { csvImportBench } from './csv-import';
@@ -36,8 +36,6 @@ const PASSWORD = 'bench-password-correct-horse';
 // Keys a storm can get issued per second at most (bcrypt cost 12 is about 0.2 s of one core).
 const KEYS_PER_SECOND_BOUND = 15;
 const KEYS_PER_ACCOUNT = 90;
-/** Where the stricter raw load (foreign keys set aside too) is timed, then dropped. */
-const STRICT_BASELINE_SCHEMA = 'bench_baseline_strict';
 
 function log(message: string) {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
