@@ -164,8 +164,9 @@ export function createContainer(
   const activity = new RequestActivity();
   container.bind<RequestActivity>(APP.RequestActivity).toConstantValue(activity);
   // Long streams read their batches after the first one at a time in this process, whatever the
-  // pool's size; and while other requests are about (or queries wait for a connection), each
-  // batch is followed by a rest as long as itself, so that they get at least half the database's
+  // pool's size; and while other requests are about (not counting those that wait for a place
+  // among the streams: they wait for no query), or queries wait for a connection, each batch is
+  // followed by a rest as long as itself, so that they get at least half the database's
   // time. Measured on two cores with `npm run bench -- --only slow_streams`: three batches at once
   // raised the lookups' p99 about twentyfold with four fast readers on PostgreSQL; on PGlite, which
   // runs every queued query in one go, letting no other request in meanwhile, one at a time without
@@ -177,7 +178,7 @@ export function createContainer(
       ? () => (activity.sharedPages > 0 ? SHARED_PAGE_PART : PGLITE_PAGE_PART)
       : undefined;
   const othersWaiting = () =>
-    activity.inFlight > activity.streams ||
+    activity.inFlight > activity.streams + activity.streamsWaiting ||
     activity.quietFor() < RECENT_ACTIVITY_MS ||
     queriesWaiting(database) > 0;
   const repositories = createRepositories(database.dataSource.manager, {

@@ -8,6 +8,7 @@
 export class RequestActivity {
   private count = 0;
   private streaming = 0;
+  private waitingForStreams = 0;
   private pagesShared = 0;
   private lastChange = Number.NEGATIVE_INFINITY;
 
@@ -26,6 +27,17 @@ export class RequestActivity {
     this.streaming += 1;
     return () => {
       this.streaming -= 1;
+    };
+  }
+
+  /**
+   * A request is waiting for a place among the long streams (StreamLimits): it waits for no
+   * query meanwhile. Call the answer once, when it has a place or has given up.
+   */
+  streamWaiting(): () => void {
+    this.waitingForStreams += 1;
+    return () => {
+      this.waitingForStreams -= 1;
     };
   }
 
@@ -53,6 +65,11 @@ export class RequestActivity {
   /** Long streams running now. */
   get streams(): number {
     return this.streaming;
+  }
+
+  /** Requests waiting for a place among the long streams. */
+  get streamsWaiting(): number {
+    return this.waitingForStreams;
   }
 
   /** Milliseconds since a request last arrived or ended. */

@@ -58,53 +58,61 @@ export function peopleRouter(
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
     const { filter, limit, after } = request;
-    const output = await searchPeople.execute({
-      filter,
-      limit,
-      after,
-      // Before the people are read: a change committed meanwhile is then in the feed after this
-      // cursor (and maybe in the list too), never in neither.
-      beforeRead: async ({ lookup, longStream }) => {
-        // The key's turn (fair sharing), except for an unpaged search that is not a lookup: a long
-        // stream, bounded by its own limits (StreamLimits), whether it is let in or refused. Such
-        // a request took no turn, so another key's lookups are not held to a few at a time while
-        // this key's careless clients ask for the full list again and again (SPEC §4; refused
-        // hundreds of times a second in `npm run bench -- --only slow_streams`). A client that
-        // left while it waited is answered nothing: what follows is read in vain.
-        if (!longStream) await takeTurn(res);
-        if (!lookup && isHeavyPage(limit)) await takeHeavyTurn(res);
-        res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
-      },
-    });
-    if (output.kind !== 'stream') {
-      if (output.kind === 'page' && output.nextAfter !== null && limit !== undefined) {
-        res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
-      }
-      // Rendered by the store: a page (or an unpaged lookup's few people) is joined, not parsed
-      // and serialised again, and goes out in one write with its length (res.send would parse
-      // the Content-Type again). Encoded once, as a Buffer: a string would be measured, then
-      // copied behind the headers and encoded again (a sixth of a page of 100's CPU,
-      // docs/performance.md). For a HEAD, node sends the headers alone.
-      const body = Buffer.from(`[${output.people.map((person) => person.json).join(',')}]`);
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', body.length);
-      res.end(body);
-      return;
-    }
-    if (req.method === 'HEAD') {
-      res.status(200).type('application/json; charset=utf-8').end();
-      return;
-    }
-    // A stream, of which a key and the instance run only a few; a lookup's never counts (one
-    // goes on as a stream only when it matched more people than a lookup reads at once).
-    const leave = output.lookup ? undefined : streams.enter(principalOf(res).keyId);
-    // A lookup that matched more people than it reads at once goes on as a stream, which may last
-    // minutes: the key's other requests need not wait for it.
-    giveBackTurn(res);
+    // A long stream's place among the streams (StreamLimits), taken before anything is read.
+    const place: { leave: (() => void) | null } = { leave: null };
     try {
+      const output = await searchPeople.execute({
+        filter,
+        limit,
+        after,
+        // Before the people are read: a change committed meanwhile is then in the feed after this
+        // cursor (and maybe in the list too), never in neither.
+        beforeRead: async ({ lookup, longStream }) => {
+          // The key's turn (fair sharing), except for an unpaged search that is not a lookup: a
+          // long stream, bounded by its own limits instead, whether it is let in or refused. Such a
+          // request takes no turn, so another key's lookups are not held to a few at a time while
+          // this key's careless clients ask for the full list again and again (SPEC §4; refused
+          // hundreds of times a second in `npm run bench -- --only slow_streams`). A client that
+          // left while it waited is answered nothing: what follows is read in vain, or, for a
+          // stream, not at all. A HEAD is answered without a stream, so it takes no place.
+          if (longStream && req.method !== 'HEAD') {
+            place.leave = await streams.enter(principalOf(res).keyId, res);
+            if (place.leave === null) return;
+          }
+          if (!longStream) await takeTurn(res);
+          if (!lookup && isHeavyPage(limit)) await takeHeavyTurn(res);
+          res.setHeader('Changes-Cursor', await takeChangesCursor.execute());
+        },
+      });
+      if (output.kind !== 'stream') {
+        if (output.kind === 'page' && output.nextAfter !== null && limit !== undefined) {
+          res.setHeader('Link', nextPageLink(request, output.nextAfter, limit));
+        }
+        // Rendered by the store: a page (or an unpaged lookup's few people) is joined, not parsed
+        // and serialised again, and goes out in one write with its length (res.send would parse
+        // the Content-Type again). Encoded once, as a Buffer: a string would be measured, then
+        // copied behind the headers and encoded again (a sixth of a page of 100's CPU,
+        // docs/performance.md). For a HEAD, node sends the headers alone.
+        const body = Buffer.from(`[${output.people.map((person) => person.json).join(',')}]`);
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', body.length);
+        res.end(body);
+        return;
+      }
+      if (req.method === 'HEAD') {
+        res.status(200).type('application/json; charset=utf-8').end();
+        return;
+      }
+      // A long stream whose client left while it waited for its place: nothing to answer.
+      if (!output.lookup && place.leave === null) return;
+      // A lookup that matched more people than it reads at once goes on as a stream (never
+      // counted among the long ones), which may last minutes: the key's other requests need not
+      // wait for it.
+      giveBackTurn(res);
       await streamJsonArray(res, output.people, (person) => person.json, streams.stallTimeoutMs);
     } finally {
-      leave?.();
+      // The place, once the stream is over, failed, or never began (a failure before it).
+      place.leave?.();
     }
   }
 

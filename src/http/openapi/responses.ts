@@ -60,7 +60,7 @@ const FAILURES: Record<
   },
   TooManyRequests: {
     description:
-      'The key used up its requests for this minute; or (unpaged searches) the key already runs 4 unpaged searches, or the instance 32; or (POST /keys) too many failed attempts for the username or client address. Wait Retry-After seconds.',
+      'The key used up its requests for this minute; or (unpaged searches) the key already runs 4 unpaged searches, or the instance 32, and none ended within about a second; or (POST /keys) too many failed attempts for the username or client address. Wait Retry-After seconds.',
     example: 'rate limit exceeded: 1200 requests a minute per key; retry after 42 s',
     headers: { 'Retry-After': headerRef('Retry-After') },
   },

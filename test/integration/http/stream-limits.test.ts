@@ -231,6 +231,25 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       });
     }, 60_000);
 
+    it('lets a stream past the bound wait for a place, and serves it the place given back', async () => {
+      const token = await t.tokenWith(['read']);
+      const held = await stalledStreams(token, PER_KEY);
+
+      // Its answer comes once it has a place: ask, and see it wait.
+      const waiting = rawGet(port, token, '/people');
+      await until(() => activity.streamsWaiting === 1);
+      expect(activity.streamsWaiting).toBe(1);
+      expect(activity.streams).toBe(PER_KEY);
+
+      held[0].socket.destroy();
+      const served = await waiting;
+      open.push(served.socket);
+      expect(served.status).toBe(200);
+      expect(served.head).toMatch(/\r\nChanges-Cursor: /i);
+      expect(activity.streamsWaiting).toBe(0);
+      expect((await readAll(served)).complete).toBe(true);
+    }, 60_000);
+
     it('gives a stream’s place back when its client goes away', async () => {
       const token = await t.tokenWith(['read']);
       const held = await stalledStreams(token, PER_KEY);
