@@ -62,16 +62,27 @@ const storedMembership = (m: Membership): NewMembership => ({
   endDate: m.endDate,
 });
 
+const sameContact = (s: Contact, w: NewContact) =>
+  s.kind === w.kind && s.value === w.value && s.label === w.label;
+const sameMembership = (s: Membership, w: NewMembership) =>
+  s.club.name === w.club && s.kind === w.kind && s.startDate === w.startDate && s.endDate === w.endDate;
+
 /**
  * Matches wanted children to existing ones as multisets: an existing child equal to a wanted one
- * is kept (with its id); the others are removed and the unmatched wanted ones added.
+ * is kept (with its id); the others are removed and the unmatched wanted ones added. The usual
+ * case, the same children in the same order (a file exported and imported again), is told
+ * without keys: building them for every child was a tenth of a sync's dry run.
  */
 function matchChildren<S extends { id: number }, W>(
   existing: S[],
   wanted: W[],
+  same: (s: S, w: W) => boolean,
   keyOfExisting: (s: S) => string,
   keyOfWanted: (w: W) => string,
 ): { remove: number[]; add: W[] } {
+  if (existing.length === wanted.length && existing.every((child, at) => same(child, wanted[at]))) {
+    return { remove: [], add: [] };
+  }
   const available = new Map<string, number[]>();
   for (const child of existing) {
     const key = keyOfExisting(child);
@@ -142,7 +153,7 @@ export function diffPerson(current: Person, wanted: WantedPerson): PersonDiff {
   let contactsAfter: NewContact[] | null = null;
   if (wanted.contacts !== undefined) {
     contacts = {
-      ...matchChildren<Contact, NewContact>(current.contacts, wanted.contacts, contactKey, contactKey),
+      ...matchChildren(current.contacts, wanted.contacts, sameContact, contactKey, contactKey),
       change: [],
     };
     contactsAfter = wanted.contacts;
@@ -160,9 +171,10 @@ export function diffPerson(current: Person, wanted: WantedPerson): PersonDiff {
   }
   let memberships: { remove: number[]; add: NewMembership[] } = { remove: [], add: [] };
   if (wanted.memberships !== undefined) {
-    memberships = matchChildren<Membership, NewMembership>(
+    memberships = matchChildren(
       current.memberships,
       wanted.memberships,
+      sameMembership,
       (m) => membershipKey(storedMembership(m)),
       membershipKey,
     );
