@@ -83,6 +83,8 @@ function requestEdge(metrics: HttpMetrics, log: RequestLog, activity: RequestAct
 export interface AppOptions {
   /** How long a stream waits for a client that does not read before cutting it off (30 s). */
   streamStallTimeoutMs?: number;
+  /** How long, on average, a stream past its limits waits for a place before its 429 (1 s). */
+  streamPlaceWaitMs?: number;
 }
 
 /**
@@ -123,6 +125,7 @@ export function createApp(container: Container, options: AppOptions = {}): expre
       perKey: config.streamsPerKey,
       perInstance: config.streamsPerInstance,
       stallTimeoutMs: options.streamStallTimeoutMs,
+      placeWaitMs: options.streamPlaceWaitMs,
     },
     activity,
   );
