@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { APP } from '../../../src/container';
 import type { RequestActivity } from '../../../src/request-activity';
+import type { AppOptions } from '../../../src/http/app';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
@@ -121,6 +122,39 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
     await crowded?.close();
   });
 
+  /** `count` streams of the key, one after another, let in and never read (closed after each test). */
+  async function stalledStreams(port: number, token: string, count: number): Promise<RawAnswer[]> {
+    const answers: RawAnswer[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const answer = await rawGet(port, token, '/people');
+      open.push(answer.socket);
+      answers.push(answer);
+    }
+    return answers;
+  }
+
+  interface Beside {
+    t: TestApp;
+    server: Server;
+    port: number;
+  }
+
+  /** Another app on the crowd's database, with `app`'s options, listening. */
+  async function appBeside(app: AppOptions): Promise<Beside> {
+    const t = await createTestApp(target, {
+      env: { STREAMS_PER_KEY: String(PER_KEY) },
+      app,
+      database: crowded.database,
+    });
+    return { t, ...(await listening(t)) };
+  }
+
+  async function closeBeside({ t, server }: Beside): Promise<void> {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await t.close();
+  }
+
   describe('per key and per instance', () => {
     let t: TestApp;
     let server: Server;
@@ -144,19 +178,9 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
       expect(activity.streams).toBe(0);
     });
 
-    async function stalledStreams(token: string, count: number): Promise<RawAnswer[]> {
-      const answers: RawAnswer[] = [];
-      for (let i = 0; i < count; i += 1) {
-        const answer = await rawGet(port, token, '/people');
-        open.push(answer.socket);
-        answers.push(answer);
-      }
-      return answers;
-    }
-
     it('answers a concurrent stream of one key beyond its number with 429, while other keys stream and look up', async () => {
       const [greedy, other] = [await t.tokenWith(['read']), await t.tokenWith(['read'])];
-      const held = await stalledStreams(greedy, PER_KEY);
+      const held = await stalledStreams(port, greedy, PER_KEY);
       expect(held.map((answer) => answer.status)).toEqual([200, 200]);
 
       const beyond = await rawGet(port, greedy, '/people');
@@ -198,7 +222,7 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
           contacts: [{ kind: 'email', value: `${chatId}@example.org`, label: null }],
         }),
       ]);
-      await stalledStreams(token, PER_KEY);
+      await stalledStreams(port, token, PER_KEY);
 
       const lookups = await Promise.all(
         [`chat_id=${chatId}`, `email=${chatId}@example.org`, `chat_id=${chatId}&active=no`].map((query) =>
@@ -221,8 +245,8 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
         await t.tokenWith(['read']),
         await t.tokenWith(['read']),
       ];
-      await stalledStreams(first, PER_KEY);
-      await stalledStreams(second, PER_INSTANCE - PER_KEY);
+      await stalledStreams(port, first, PER_KEY);
+      await stalledStreams(port, second, PER_INSTANCE - PER_KEY);
 
       const refused = await rawGet(port, third, '/people');
       open.push(refused.socket);
@@ -235,7 +259,7 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
 
     it('gives a stream’s place back when its client goes away', async () => {
       const token = await t.tokenWith(['read']);
-      const held = await stalledStreams(token, PER_KEY);
+      const held = await stalledStreams(port, token, PER_KEY);
       held[0].socket.destroy();
       await until(() => activity.streams === PER_KEY - 1);
 
@@ -246,32 +270,18 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
   });
 
   describe('a stream past the bound', () => {
-    let t: TestApp;
-    let server: Server;
-    let port: number;
-    let activity: RequestActivity;
-
+    let beside: Beside;
+    // Long enough that the place comes back first, however slow the machine.
     beforeAll(async () => {
-      t = await createTestApp(target, {
-        env: { STREAMS_PER_KEY: String(PER_KEY) },
-        // Long enough that the place comes back first, however slow the machine.
-        app: { streamPlaceWaitMs: 20_000 },
-        database: crowded.database,
-      });
-      activity = t.container.get<RequestActivity>(APP.RequestActivity);
-      ({ server, port } = await listening(t));
+      beside = await appBeside({ streamPlaceWaitMs: 20_000 });
     }, 60_000);
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await t.close();
-    });
+    afterAll(() => closeBeside(beside));
 
     it('waits for a place, and is served the place given back', async () => {
+      const { t, port } = beside;
+      const activity = t.container.get<RequestActivity>(APP.RequestActivity);
       const token = await t.tokenWith(['read']);
-      const held: RawAnswer[] = [];
-      for (let i = 0; i < PER_KEY; i += 1) held.push(await rawGet(port, token, '/people'));
-      open.push(...held.map((answer) => answer.socket));
+      const held = await stalledStreams(port, token, PER_KEY);
       expect(held.map((answer) => answer.status)).toEqual([200, 200]);
 
       // Its answer comes once it has a place: ask, and see it wait.
@@ -291,29 +301,16 @@ describe.each(testDatabases)('limits on unpaged searches on $name', (target) => 
   });
 
   describe('a client that stops reading', () => {
-    let t: TestApp;
-    let server: Server;
-    let port: number;
-
+    let beside: Beside;
     beforeAll(async () => {
-      t = await createTestApp(target, {
-        env: { STREAMS_PER_KEY: String(PER_KEY) },
-        app: { streamStallTimeoutMs: 300 },
-        database: crowded.database,
-      });
-      ({ server, port } = await listening(t));
+      beside = await appBeside({ streamStallTimeoutMs: 300 });
     }, 60_000);
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await t.close();
-    });
+    afterAll(() => closeBeside(beside));
 
     it('is cut off, and its stream’s place given back', async () => {
+      const { t, port } = beside;
       const token = await t.tokenWith(['read']);
-      const stalled: RawAnswer[] = [];
-      for (let i = 0; i < PER_KEY; i += 1) stalled.push(await rawGet(port, token, '/people'));
-      open.push(...stalled.map((answer) => answer.socket));
+      const stalled = await stalledStreams(port, token, PER_KEY);
       expect(stalled.map((answer) => answer.status)).toEqual([200, 200]);
 
       // Cut off 300 ms after each stalls: the places come back without a request. Waited for
