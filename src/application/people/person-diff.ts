@@ -42,8 +42,15 @@ export interface PersonDiff {
 
 const SCALARS = Object.entries(FIELD_NAMES) as [keyof typeof FIELD_NAMES, FieldName][];
 
+// What makes a stored child the same as a wanted one, twice: as a key (matching as multisets)
+// and field by field (the same children in the same order, told without keys). Both name the
+// same fields.
 const contactKey = (c: NewContact) => JSON.stringify([c.kind, c.value, c.label]);
 const membershipKey = (m: NewMembership) => JSON.stringify([m.club, m.kind, m.startDate, m.endDate]);
+const sameContact = (s: Contact, w: NewContact) =>
+  s.kind === w.kind && s.value === w.value && s.label === w.label;
+const sameMembership = (s: Membership, w: NewMembership) =>
+  s.club.name === w.club && s.kind === w.kind && s.startDate === w.startDate && s.endDate === w.endDate;
 
 function describeContacts(contacts: NewContact[]): string {
   return JSON.stringify(contacts.map((c) => ({ kind: c.kind, value: c.value, label: c.label })));
@@ -61,11 +68,6 @@ const storedMembership = (m: Membership): NewMembership => ({
   startDate: m.startDate,
   endDate: m.endDate,
 });
-
-const sameContact = (s: Contact, w: NewContact) =>
-  s.kind === w.kind && s.value === w.value && s.label === w.label;
-const sameMembership = (s: Membership, w: NewMembership) =>
-  s.club.name === w.club && s.kind === w.kind && s.startDate === w.startDate && s.endDate === w.endDate;
 
 /**
  * Matches wanted children to existing ones as multisets: an existing child equal to a wanted one
