@@ -35,7 +35,8 @@ export const USAGE = `npm run bench -- [options]
   --keep                 keep the databases (and the generated file) afterwards
   --seed N               seed of the generated directory (default 20240601)
 Environment: DATABASE_URL (an empty database to use) or BENCH_POSTGRES_URL (a server on which to
-create a fresh database; default postgres://postgres@127.0.0.1:5432/postgres).`;
+create a fresh database; default postgres://postgres@127.0.0.1:5432/postgres). BENCH_NODE: the node
+binary that runs the servers and the tool (default: this one); the project targets Node 24.`;
 
 function positive(name: string, raw: string | undefined): number {
   const value = Number(raw);

@@ -12,7 +12,7 @@ import { type GeneratedDirectory, generateDirectory } from './generate-directory
 import { combineLoads, type LoadFigures } from './load-runner';
 import { Interruption } from './interruption';
 import { paths } from './paths';
-import { runNode, ServerProcess } from './processes';
+import { measuredNodeVersion, olderNodeWarning, runNode, ServerProcess } from './processes';
 import { type RunResult, renderTable, rowsOf } from './report';
 import {
   type Figures,
@@ -428,6 +428,8 @@ async function pgliteRun(
 }
 
 async function main() {
+  const olderNode = olderNodeWarning();
+  if (olderNode !== null) log(olderNode);
   // `npm run bench -- webhooks`: a run of its own (scripts/bench/webhooks.ts).
   if (process.argv[2] === 'webhooks') return webhookBench();
   // `npm run bench -- csv-import`: the spreadsheet import beside the JSON one (scripts/bench/csv-import.ts).
@@ -482,11 +484,12 @@ async function main() {
     rows: rowsOf(run),
   }));
   const cold = options.coldSeconds > 0 ? `, a cold round of ${options.coldSeconds} s on a fresh process` : '';
+  const node = `Node ${measuredNodeVersion()}`;
   for (const { run, rows } of report) {
     const title =
       run.database === 'postgres'
-        ? `PostgreSQL, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw baseline)`
-        : `PGlite (embedded), ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw embedded baseline)`;
+        ? `PostgreSQL, ${node}, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw baseline)`
+        : `PGlite (embedded), ${node}, ${run.people} people, ${options.connections} connections, ${options.rounds} × ${options.seconds} s per scenario and server${cold} (ratio = service / raw embedded baseline)`;
     const against = run.database === 'postgres' ? 'raw baseline' : 'raw embedded baseline';
     process.stdout.write(`\n${title}\n${renderTable(rows, against)}\n`);
     if (run.disagreements.length > 0) {
@@ -497,7 +500,12 @@ async function main() {
   }
   await mkdir(paths.results, { recursive: true });
   const file = join(paths.results, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    node: process.version,
+    measuredNode: measuredNodeVersion(),
+  };
   await writeFile(
     file,
     `${JSON.stringify({ startedAt, machine, options, directories: directories.map(({ probes, ...d }) => d), report }, null, 2)}\n`,

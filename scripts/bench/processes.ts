@@ -1,9 +1,40 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 
-/** A port nobody listens on right now. */
+/**
+ * The Node.js that runs what the bench measures (the service, its tool, the raw servers):
+ * BENCH_NODE, or the one running the bench. The project targets Node 24 (README); a machine's own
+ * may be older, and the service's figures differ between majors far more than the raw server's.
+ */
+export const measuredNode = process.env.BENCH_NODE || process.execPath;
+
+let measuredVersion: string | undefined;
+
+/** The version of measuredNode, such as v24.11.1 (asked once). */
+export function measuredNodeVersion(): string {
+  if (measuredVersion === undefined) {
+    const asked = spawnSync(measuredNode, ['-p', 'process.version'], { encoding: 'utf8' });
+    if (asked.status !== 0) {
+      const why = asked.error?.message ?? asked.stderr.trim();
+      throw new Error(`BENCH_NODE ${measuredNode} does not run: ${why}`);
+    }
+    measuredVersion = asked.stdout.trim();
+  }
+  return measuredVersion;
+}
+
+/** The Node major the project targets (README, the Docker image). */
+const TARGET_NODE_MAJOR = 24;
+
+/** A line to print when the measured Node is older than the project's target, or null. */
+export function olderNodeWarning(): string | null {
+  const version = measuredNodeVersion();
+  if (Number(version.slice(1).split('.')[0]) >= TARGET_NODE_MAJOR) return null;
+  return `the servers run on Node ${version}; the project targets Node ${TARGET_NODE_MAJOR} (README): BENCH_NODE=$(npx -y node@${TARGET_NODE_MAJOR} -p process.execPath) measures there`;
+}
+
 /**
  * The environment the bench runs the service in: its log as a deployment writes it, a rate limit
  * far above what the load reaches (the limiter must count, not throttle), dates in UTC.
@@ -18,6 +49,7 @@ export function measuredServiceEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -77,7 +109,7 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
   return sum;
 }
 
-/** Runs a node script to completion; rejects with its standard error when it fails. */
+/** Runs a node script (on measuredNode) to completion; rejects with its standard error when it fails. */
 export function runNode(
   script: string,
   args: string[],
@@ -87,7 +119,7 @@ export function runNode(
 ): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+    const child = spawn(measuredNode, [...nodeOptions, script, ...args], {
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -150,7 +182,7 @@ export class ServerProcess {
   private spawn(): ChildProcess {
     // Standard output into a file, as a deployment keeps its log: the bench does not read it.
     const logFd = this.options.logFile === undefined ? undefined : openSync(this.options.logFile, 'a');
-    const child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), this.script], {
+    const child = spawn(measuredNode, [...(this.options.nodeArgs ?? []), this.script], {
       env: { ...this.env, PORT: String(this.port) },
       stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
     });
