@@ -166,11 +166,12 @@ export function createContainer(
   // Long streams read their batches after the first one at a time in this process, whatever the
   // pool's size; and while other requests are about (not counting those that wait for a place
   // among the streams: they wait for no query), or queries wait for a connection, each batch is
-  // followed by a rest as long as itself, so that they get at least half the database's
-  // time. Measured on two cores with `npm run bench -- --only slow_streams`: three batches at once
-  // raised the lookups' p99 about twentyfold with four fast readers on PostgreSQL; on PGlite, which
-  // runs every queued query in one go, letting no other request in meanwhile, one at a time without
-  // the rest raised it four- to eighteenfold, with the rest 1.3 to 1.4 times. Also on PGlite a
+  // followed by a rest twice as long as itself, as a key's heavy pages are (KeyTurns), so that
+  // they get at least two thirds of the database's time. Measured on two cores with `npm run bench
+  // -- --only slow_streams`: three batches at once raised the lookups' p99 about twentyfold with
+  // four fast readers on PostgreSQL; on PGlite, which runs every queued query in one go, letting no
+  // other request in meanwhile, one at a time without the rest raised it four- to eighteenfold, with
+  // a rest as long as the batch 1.05 to 1.9 times, twice as long 1.1 to 1.65. Also on PGlite a
   // lookup may queue behind a batch, so there they are 250 people (about 15 ms, against 55 for
   // 1000); PostgreSQL keeps 1000, as a full list read in batches of 250 took a tenth longer.
   const pagePart =
@@ -183,7 +184,7 @@ export function createContainer(
     queriesWaiting(database) > 0;
   const repositories = createRepositories(database.dataSource.manager, {
     streaming: {
-      lane: new ConcurrencyLimit(1, { restWhile: othersWaiting }),
+      lane: new ConcurrencyLimit(1, { restWhile: othersWaiting, restRatio: 2 }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
       pagePart,
     },

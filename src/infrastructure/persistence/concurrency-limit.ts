@@ -1,9 +1,12 @@
 export interface ConcurrencyLimitOptions {
   /**
    * Asked as each task ends: while it says others are waiting for what the tasks use, the place
-   * stays taken for as long as the task took. Those others then get at least half of the time.
+   * stays taken for restRatio times as long as the task took. Those others then get at least
+   * restRatio / (1 + restRatio) of the time.
    */
   restWhile?: () => boolean;
+  /** How many times as long as the task a rest lasts (default 1). */
+  restRatio?: number;
 }
 
 /** Runs at most `limit` tasks at once; the others wait their turn, first come first served. */
@@ -33,7 +36,7 @@ export class ConcurrencyLimit {
   }
 
   private restThenRelease(took: number): void {
-    if (this.options.restWhile?.()) setTimeout(() => this.release(), took);
+    if (this.options.restWhile?.()) setTimeout(() => this.release(), took * (this.options.restRatio ?? 1));
     else this.release();
   }
 

@@ -51,8 +51,8 @@ describe('ConcurrencyLimit', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    async function secondStartsAfter(othersWaiting: boolean): Promise<number> {
-      const limit = new ConcurrencyLimit(1, { restWhile: () => othersWaiting });
+    async function secondStartsAfter(othersWaiting: boolean, restRatio?: number): Promise<number> {
+      const limit = new ConcurrencyLimit(1, { restWhile: () => othersWaiting, restRatio });
       const takes50ms = () => new Promise<string>((resolve) => setTimeout(() => resolve('first'), 50));
       const first = limit.run(takes50ms);
       let startedAt = -1;
@@ -63,7 +63,7 @@ describe('ConcurrencyLimit', () => {
       await jest.advanceTimersByTimeAsync(50);
       // The first task's result is not held back by the rest.
       await expect(first).resolves.toBe('first');
-      await jest.advanceTimersByTimeAsync(100);
+      await jest.advanceTimersByTimeAsync(150);
       await second;
       return startedAt - origin;
     }
@@ -72,6 +72,12 @@ describe('ConcurrencyLimit', () => {
       const startedAfter = await secondStartsAfter(true);
       expect(startedAfter).toBeGreaterThanOrEqual(100);
       expect(startedAfter).toBeLessThan(110);
+    });
+
+    it('keeps it restRatio times as long as the task took', async () => {
+      const startedAfter = await secondStartsAfter(true, 2);
+      expect(startedAfter).toBeGreaterThanOrEqual(150);
+      expect(startedAfter).toBeLessThan(160);
     });
 
     it('hands the place on at once when nobody else waits', async () => {
