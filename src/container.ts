@@ -49,7 +49,7 @@ import type { OperatorEvents } from './application/ports/operator-events';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
-import { RequestActivity } from './request-activity';
+import { HEAVY_REST_RATIO, RequestActivity } from './request-activity';
 
 /** Identifiers of what the composition root provides besides the ports. */
 export const APP = {
@@ -166,7 +166,7 @@ export function createContainer(
   // Long streams read their batches after the first one at a time in this process, whatever the
   // pool's size; and while other requests are about (not counting those that wait for a place
   // among the streams: they wait for no query), or queries wait for a connection, each batch is
-  // followed by a rest twice as long as itself, as a key's heavy pages are (KeyTurns), so that
+  // followed by a rest twice as long as itself (HEAVY_REST_RATIO, as a key's heavy pages), so that
   // they get at least two thirds of the database's time. Measured on two cores with `npm run bench
   // -- --only slow_streams`: three batches at once raised the lookups' p99 about twentyfold with
   // four fast readers on PostgreSQL; on PGlite, which runs every queued query in one go, letting no
@@ -184,7 +184,7 @@ export function createContainer(
     queriesWaiting(database) > 0;
   const repositories = createRepositories(database.dataSource.manager, {
     streaming: {
-      lane: new ConcurrencyLimit(1, { restWhile: othersWaiting, restRatio: 2 }),
+      lane: new ConcurrencyLimit(1, { restWhile: othersWaiting, restRatio: HEAVY_REST_RATIO }),
       laterBatchSize: database.kind === 'pglite' ? 250 : 1000,
       pagePart,
     },

@@ -1,4 +1,12 @@
 /**
+ * While other requests are about, one key's heavy reading (a page of many rows, a stream's later
+ * batch) rests this many times as long as it took before the next: it then takes at most a third
+ * of the database, and the others get the rest. KeyTurns (pages) and the streams' lane (the
+ * container) both rest by it.
+ */
+export const HEAVY_REST_RATIO = 2;
+
+/**
  * Requests being served, the long streams among them, and when one last arrived or ended: the
  * lane the streams read the database in gives way while other requests are about (see the
  * container). The moment counts as well as the number, because on PGlite every queued query runs

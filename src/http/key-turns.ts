@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { RequestActivity } from '../request-activity';
+import { HEAVY_REST_RATIO, type RequestActivity } from '../request-activity';
 import { HttpError } from './http-error';
 
 export interface KeyTurnsOptions {
@@ -19,7 +19,7 @@ export interface KeyTurnsOptions {
    * While other keys are about, a key's heavy turn is handed on only after a rest this many times
    * as long as the heavy request that gave it back took: the key's pages then take at most
    * 1 / (1 + ratio) of the time, and the rest of the machine (two cores shared by the service,
-   * the database and their clients) is left to the others. Default 2; 0: no rest.
+   * the database and their clients) is left to the others. Default HEAVY_REST_RATIO; 0: no rest.
    */
   heavyRestRatio?: number;
   /**
@@ -171,7 +171,7 @@ export class KeyTurns {
    */
   private giveBackHeavy(state: KeyState, keyId: number, heldMs: number): void {
     const restMs = Math.min(
-      heldMs * (this.options.heavyRestRatio ?? 2),
+      heldMs * (this.options.heavyRestRatio ?? HEAVY_REST_RATIO),
       this.options.heavyRestMaxMs ?? HEAVY_REST_MAX_MS,
     );
     if (restMs > 0 && state.waitingHeavy.length > 0 && this.othersAbout(keyId, performance.now())) {
