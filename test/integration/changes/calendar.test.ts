@@ -1,8 +1,13 @@
 import request from 'supertest';
 import { AnnounceMembershipTransitions } from '../../../src/application/changes/announce-membership-transitions';
+import type { Database } from '../../../src/infrastructure/persistence/database';
+import {
+  CLAIM_DUE_SQL,
+  SqlMembershipCalendar,
+} from '../../../src/infrastructure/persistence/sql-membership-calendar';
 import { SystemClock } from '../../../src/infrastructure/system-clock';
 import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
-import { testDatabases } from '../../support/databases';
+import { openTestDatabase, testDatabases } from '../../support/databases';
 
 /** The directory's real clock in its time zone, stopped at a moment the test moves. */
 class StoppedClock extends SystemClock {
@@ -175,5 +180,83 @@ describe.each(testDatabases)('membership.started and membership.ended on $name',
     expect(await runCalendar()).toEqual({ started: 1200, ended: 0 });
     expect((await changesAfter(start)).map((c) => c.person_id).sort((a, b) => a - b)).toEqual(ids);
     expect(await runCalendar()).toEqual({ started: 0, ended: 0 });
+  });
+});
+
+/**
+ * The calendar runs every minute on every instance, and on PGlite a query holds up every request
+ * until it is done: with nothing due, it must read next to nothing, however many memberships
+ * are still to come or long dealt with.
+ */
+describe.each(testDatabases)("the calendar's claim on $name", (target) => {
+  let database: Database;
+  const today = '2040-03-01';
+
+  beforeAll(async () => {
+    database = await openTestDatabase(target);
+    const { dataSource } = database;
+    await dataSource.query(`INSERT INTO clubs (name) VALUES ('Solar Section')`);
+    await dataSource.query(
+      `INSERT INTO people (first_name, last_name, first_name_folded, last_name_folded)
+       SELECT 'Ann', 'Lee ' || g, 'ann', 'lee ' || g FROM generate_series(1, 4000) g`,
+    );
+    // Each person: a membership long over, one current, and next year's, not started yet.
+    await dataSource.query(
+      `INSERT INTO memberships (person_id, club_id, start_date, end_date, start_announced, end_announced)
+       SELECT p.id, c.id, v.start_date::date, v.end_date::date, v.started, v.ended
+         FROM people p, clubs c,
+              (VALUES ('2038-01-01', '2038-12-31', true, true),
+                      ('2040-01-01', '2040-12-31', true, false),
+                      ('2041-01-01', '2041-12-31', false, false)) AS v (start_date, end_date, started, ended)`,
+    );
+    await dataSource.query('ANALYZE memberships');
+  });
+  afterAll(() => database.close());
+
+  /** The claim's plan as it ran: how many rows its scans read and threw away, and its lines. */
+  async function claimPlan() {
+    const plan: { 'QUERY PLAN': string }[] = await database.dataSource.transaction((manager) =>
+      manager.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${CLAIM_DUE_SQL}`, [today, 500]),
+    );
+    const lines = plan.map((row) => row['QUERY PLAN']);
+    const removed = lines
+      .map((line) => Number(/Rows Removed by Filter: (\d+)/.exec(line)?.[1] ?? 0))
+      .reduce((sum, n) => sum + n, 0);
+    return { lines, removed };
+  }
+
+  it('reads no membership that is not due when none is', async () => {
+    const { lines, removed } = await claimPlan();
+    expect(removed).toBe(0);
+    expect(lines.some((line) => /Seq Scan on memberships/.test(line))).toBe(false);
+  });
+
+  it('claims what has come due, by id, and reads nothing else', async () => {
+    const { dataSource } = database;
+    // One start come, one end passed, and one membership whose start and end have both passed.
+    const [{ id: starting }] = await dataSource.query(
+      `WITH u AS (UPDATE memberships SET start_date = '2040-02-01' WHERE id = (SELECT min(id) FROM memberships
+        WHERE start_date = '2041-01-01') RETURNING id) SELECT id FROM u`,
+    );
+    const [{ id: ended }] = await dataSource.query(
+      `WITH u AS (UPDATE memberships SET end_date = '2040-02-01' WHERE id = (SELECT max(id) FROM memberships
+        WHERE start_date = '2040-01-01') RETURNING id) SELECT id FROM u`,
+    );
+    const [{ id: both }] = await dataSource.query(
+      `WITH u AS (UPDATE memberships SET start_date = '2040-01-10', end_date = '2040-02-10' WHERE id = (SELECT max(id)
+        FROM memberships WHERE start_date = '2041-01-01') RETURNING id) SELECT id FROM u`,
+    );
+
+    const claimed = await dataSource.transaction((manager) =>
+      new SqlMembershipCalendar(manager).claimDue(today, 500),
+    );
+    expect(claimed.map((m) => [m.id, m.startDue, m.endDue])).toEqual(
+      [
+        [starting, true, false],
+        [ended, false, true],
+        [both, true, true],
+      ].sort((a, b) => Number(a[0]) - Number(b[0])),
+    );
+    expect((await claimPlan()).removed).toBe(0);
   });
 });
