@@ -25,7 +25,8 @@ interface DueRow {
  * memberships still to come): 118 ms of PGlite's one thread every minute for 400,000 memberships,
  * a stall every lookup in flight waited out. The outer conditions are the branches' again, so
  * that a row another instance has just dealt with is checked anew once locked. SKIP LOCKED:
- * another instance's job holds those rows and will deal with them.
+ * another instance's job holds those rows and will deal with them (a batch cut short by them ends
+ * this run; what else is due then waits for the next minute or for that instance's next batch).
  */
 export const CLAIM_DUE_SQL = `
   SELECT id, person_id, start_date, end_date, written_at,
