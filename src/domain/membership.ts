@@ -39,6 +39,24 @@ export function lastsUntilSql(m: string, date: string): string {
   return `(${m}.end_date IS NULL OR ${m}.end_date >= ${date})`;
 }
 
+/** Started by `day`: its first day is that day or earlier (the calendar's membership.started). */
+export function hasStarted(membership: Pick<Dates, 'startDate'>, day: string): boolean {
+  return membership.startDate <= day;
+}
+
+export function hasStartedSql(m: string, day: string): string {
+  return `${m}.start_date <= ${day}`;
+}
+
+/** Ended before `day`: its last day was before it, as "current" is inclusive (membership.ended). */
+export function hasEnded(membership: Pick<Dates, 'endDate'>, day: string): boolean {
+  return membership.endDate !== null && membership.endDate < day;
+}
+
+export function hasEndedSql(m: string, day: string): string {
+  return `${m}.end_date IS NOT NULL AND ${m}.end_date < ${day}`;
+}
+
 /**
  * Current on the day after `date`. Spelled without that day's string in comparisons: the day
  * after 9999-12-31 is written `+010000-01-01`, which does not compare as a date.

@@ -3,7 +3,7 @@ import type {
   EndingMembership,
   MembershipCalendar,
 } from '../../application/ports/membership-calendar';
-import { isCurrentDayAfter, isNearItsEnd } from '../../domain/membership';
+import { hasEnded, hasStarted, isCurrentDayAfter, isNearItsEnd } from '../../domain/membership';
 import type { InMemoryStore } from './in-memory-store';
 
 /** Units of work run one at a time here: nothing to skip. */
@@ -16,8 +16,8 @@ export class InMemoryMembershipCalendar implements MembershipCalendar {
       for (const m of person.memberships) {
         const state = this.store.state.calendar.get(m.id);
         if (state === undefined) continue;
-        const startDue = !state.startAnnounced && m.startDate <= today;
-        const endDue = !state.endAnnounced && m.endDate !== null && m.endDate < today;
+        const startDue = !state.startAnnounced && hasStarted(m, today);
+        const endDue = !state.endAnnounced && hasEnded(m, today);
         if (!(startDue || endDue)) continue;
         due.push({
           id: m.id,

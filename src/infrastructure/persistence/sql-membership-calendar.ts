@@ -4,7 +4,7 @@ import type {
   EndingMembership,
   MembershipCalendar,
 } from '../../application/ports/membership-calendar';
-import { currentDayAfterSql, nearItsEndSql } from '../../domain/membership';
+import { currentDayAfterSql, hasEndedSql, hasStartedSql, nearItsEndSql } from '../../domain/membership';
 import { withDatabaseErrors } from './database-errors';
 
 interface DueRow {
@@ -16,6 +16,11 @@ interface DueRow {
   end_due: boolean;
   written_at: Date;
 }
+
+// A start or an end is due once the domain says it has come ($1: today) and the job has not dealt
+// with it yet; the branches below match the partial indexes' predicates, so that they read them.
+const START_DUE = `NOT start_announced AND ${hasStartedSql('memberships', '$1::date')}`;
+const END_DUE = `NOT end_announced AND ${hasEndedSql('memberships', '$1::date')}`;
 
 /**
  * The due memberships, found through the partial indexes of what is not announced yet: each
@@ -30,18 +35,12 @@ interface DueRow {
  */
 export const CLAIM_DUE_SQL = `
   SELECT id, person_id, start_date, end_date, written_at,
-         (NOT start_announced AND start_date <= $1::date) AS start_due,
-         (NOT end_announced AND end_date < $1::date) AS end_due
+         (${START_DUE}) AS start_due, (${END_DUE}) AS end_due
     FROM memberships
-   WHERE id IN ((SELECT id FROM memberships
-                  WHERE NOT start_announced AND start_date <= $1::date
-                  ORDER BY start_date LIMIT $2)
+   WHERE id IN ((SELECT id FROM memberships WHERE ${START_DUE} ORDER BY start_date LIMIT $2)
                 UNION ALL
-                (SELECT id FROM memberships
-                  WHERE NOT end_announced AND end_date IS NOT NULL AND end_date < $1::date
-                  ORDER BY end_date LIMIT $2))
-     AND ((NOT start_announced AND start_date <= $1::date)
-          OR (NOT end_announced AND end_date IS NOT NULL AND end_date < $1::date))
+                (SELECT id FROM memberships WHERE ${END_DUE} ORDER BY end_date LIMIT $2))
+     AND ((${START_DUE}) OR (${END_DUE}))
    ORDER BY id
    LIMIT $2
      FOR UPDATE SKIP LOCKED`;
@@ -59,7 +58,7 @@ export class SqlMembershipCalendar implements MembershipCalendar {
         startDate: row.start_date,
         endDate: row.end_date,
         startDue: row.start_due,
-        endDue: row.end_due === true,
+        endDue: row.end_due,
         writtenAt: row.written_at,
       }));
     });

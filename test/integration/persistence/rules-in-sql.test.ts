@@ -11,6 +11,10 @@ import {
   currentMembershipSql,
   endingBeforeCandidatesSql,
   endingBeforeSql,
+  hasEnded,
+  hasEndedSql,
+  hasStarted,
+  hasStartedSql,
   isCurrent,
   isCurrentDayAfter,
   isEndingBefore,
@@ -106,6 +110,20 @@ describe.each(testDatabases)('rules in TypeScript and in SQL on $name', (target)
       expect(expected).toContain(true);
       expect(expected).toContain(false);
       expect(await sqlAnswers(lastsUntilSql)).toEqual(expected);
+    });
+
+    it('started by a day: its first day that day or earlier', async () => {
+      const expected = tsAnswers(hasStarted);
+      expect(expected).toContain(true);
+      expect(expected).toContain(false);
+      expect(await sqlAnswers(hasStartedSql)).toEqual(expected);
+    });
+
+    it('ended before a day: its last day before it, never when open-ended', async () => {
+      const expected = tsAnswers(hasEnded);
+      expect(expected).toContain(true);
+      expect(expected).toContain(false);
+      expect(await sqlAnswers(hasEndedSql)).toEqual(expected);
     });
 
     it('current on the day after a date, across month ends, a leap day and the last day of year 9999', async () => {
