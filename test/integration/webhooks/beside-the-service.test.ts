@@ -33,7 +33,7 @@ describe('webhooks commands beside the running service on PGlite', () => {
     receiver = await startReceiver();
   }, 120_000);
 
-  it('adds a subscription the service sends to at once, redelivers and rotates through the service', async () => {
+  it('adds a subscription the running service sends to, redelivers and rotates through the service', async () => {
     const added = await tool(['webhooks', 'add', receiver.url, '--events', 'person.updated']);
     expect(added.code).toBe(0);
     expect(added.stderr).toMatch(/through the service \(process \d+\)/);
@@ -59,7 +59,6 @@ describe('webhooks commands beside the running service on PGlite', () => {
     // own test's: test/integration/cli/beside-the-service.test.ts).
     const personId = Number(/\(person (\d+),/.exec(account.stdout)?.[1]);
     const { token } = (await (await issueKey(service, 'hooked')).json()) as { token: string };
-    const sent = Date.now();
     const patched = await fetch(url(service, `/people/${personId}`), {
       method: 'PATCH',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
@@ -67,8 +66,9 @@ describe('webhooks commands beside the running service on PGlite', () => {
     });
     expect(patched.status).toBe(200);
 
+    // Sent by the service as it runs, with no restart; how soon is the bench's to measure
+    // (`npm run bench -- webhooks`), not a test's.
     const [message] = await receiver.waitFor(1);
-    expect(message.at - sent).toBeLessThan(1000);
     expect(new Webhook(secret).verify(message.body, message.headers)).toMatchObject({
       type: 'person.updated',
       person_id: personId,
