@@ -8,7 +8,8 @@ import { operatorChange } from '../accounts/operator-change';
 import { DEMO_CLUBS, demoAdmins, demoPeople } from './demo-people';
 
 export const DEMO_USERNAME = 'demo';
-const DEMO_PERMISSIONS: Permission[] = ['read', 'write'];
+// manage too: the demo account signs in to the secretary's page (/desk), which needs it.
+const DEMO_PERMISSIONS: Permission[] = ['read', 'write', 'manage'];
 
 export interface CreateDemoDirectoryInput {
   /** The demo account's password, chosen by the caller (at random) and shown to the user. */

@@ -5,10 +5,12 @@ import { printLine } from '../write-text';
 
 export const accountsGrant = defineCommand({
   path: ['accounts', 'grant'],
-  summary: 'give an account a permission (read, write)',
+  summary: 'give an account a permission (read, write, manage)',
   description: [
-    'Grants PERM (read, write, or both as read,write) to the account U. Keys issued from now on',
-    'may carry it; keys issued before keep the permissions they were issued with.',
+    'Grants PERM (read, write or manage, or several as read,write) to the account U. Keys issued',
+    'from now on may carry it; keys issued before keep the permissions they were issued with.',
+    "manage (imports, erasure, exports over HTTP, the secretary's page /desk) is granted only by",
+    'its name: no other permission implies it.',
   ].join('\n'),
   positionals: [{ name: 'U' }, { name: 'PERM' }],
   async run({ name, io, positionals: [username, perm], container }) {

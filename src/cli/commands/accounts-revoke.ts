@@ -7,7 +7,7 @@ export const accountsRevoke = defineCommand({
   path: ['accounts', 'revoke'],
   summary: 'take a permission away from an account',
   description: [
-    'Revokes PERM (read, write, or read,write) from the account U and, at once, from every active',
+    'Revokes PERM (read, write or manage, or several as read,write) from the account U and, at once, from every active',
     'key it holds: granting PERM again later does not give it back to those keys.',
   ].join('\n'),
   positionals: [{ name: 'U' }, { name: 'PERM' }],

@@ -8,8 +8,9 @@ export const demoCommand = defineCommand({
   summary: 'fill an empty directory with demo data and a demo account',
   description: [
     'Creates about fifty members of three clubs, with current, past and future memberships, a few',
-    'admins, and the account "demo" (permissions read and write) with a random password. Prints',
-    'the password and a curl command to get a key. Refused when the directory already holds',
+    'admins, and the account "demo" (permissions read, write and manage) with a random password.',
+    "Prints the password, the secretary's page to sign in to, and a curl command to get a key.",
+    'Refused when the directory already holds',
     'people or the demo account exists.',
   ].join('\n'),
   async run({ io, config, container }) {
@@ -24,7 +25,9 @@ export const demoCommand = defineCommand({
       `password: ${password}`,
       `permissions: ${demo.permissions.join(',')}`,
       '',
-      'With the service running (npm start), get a key:',
+      "With the service running (npm start), sign in to the secretary's page with them:",
+      `  ${base}/desk`,
+      'or get a key:',
       `  curl -s -X POST -u '${demo.username}:${password}' ${base}/keys`,
       'and search people with the token it returns:',
       `  curl -s -H 'Authorization: Bearer TOKEN' ${base}/people`,

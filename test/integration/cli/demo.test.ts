@@ -22,10 +22,11 @@ describe.each(testDatabases)('demo on $name', (target) => {
     expect(password.length).toBeGreaterThanOrEqual(16);
     expect(result.stdout).toContain(`curl -s -X POST -u 'demo:${password}' http://localhost:3000/keys`);
     expect(result.stdout).toContain("curl -s -H 'Authorization: Bearer TOKEN' http://localhost:3000/people");
+    expect(result.stdout).toMatch(/secretary's page[^\n]*\n {2}http:\/\/localhost:3000\/desk$/m);
 
     const issued = await request(testApp.app).post('/keys').auth('demo', password);
     expect(issued.status).toBe(201);
-    expect(issued.body.permissions).toEqual(['read', 'write']);
+    expect(issued.body.permissions).toEqual(['read', 'write', 'manage']);
 
     const people = await request(testApp.app)
       .get('/people')

@@ -12,16 +12,16 @@ function fixture() {
 }
 
 describe('CreateDemoDirectory', () => {
-  it('fills an empty directory and adds the demo account with read and write', async () => {
+  it('fills an empty directory and adds the demo account with read, write and manage, for the desk', async () => {
     const { directory, demo } = fixture();
 
     const result = await demo.execute({ password: 'random password' });
 
-    expect(result).toMatchObject({ username: 'demo', permissions: ['read', 'write'], clubs: 3, admins: 4 });
+    expect(result).toMatchObject({ username: 'demo', permissions: ['read', 'write', 'manage'], clubs: 3, admins: 4 });
     expect(await directory.people.count()).toBe(result.people + result.admins);
     expect(await directory.accounts.findByUsername('demo')).toMatchObject({
       role: 'admin',
-      permissions: ['read', 'write'],
+      permissions: ['read', 'write', 'manage'],
       passwordHash: 'hashed:random password',
     });
     // Everyone the demo wrote is in the feed, once, made by the command line.
