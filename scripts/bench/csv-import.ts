@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'csv-stringify/sync';
+import { csvLine } from '../../src/person-file/csv-line';
 import { CSV_COLUMNS } from '../../src/person-file/csv-person-file';
 import { BenchDatabase } from './bench-database';
 import { generateDirectory, type ImportRecord } from './generate-directory';
@@ -59,7 +59,8 @@ function members(records: ImportRecord[]): Member[] {
 }
 
 function csvOf(people: Member[]): string {
-  const rows: string[][] = [];
+  // Spelled as the service's own export spells CSV.
+  const rows: string[] = [csvLine(CSV_COLUMNS)];
   for (const person of people) {
     const contact = (kind: string) => person.contacts.find((c) => c.kind === kind)?.value ?? '';
     const own = [
@@ -75,10 +76,10 @@ function csvOf(people: Member[]): string {
     ];
     const memberships = person.memberships.length === 0 ? [null] : person.memberships;
     for (const m of memberships) {
-      rows.push([...own, m?.club ?? '', m?.kind ?? '', m?.start_date ?? '', m?.end_date ?? '']);
+      rows.push(csvLine([...own, m?.club ?? '', m?.kind ?? '', m?.start_date ?? '', m?.end_date ?? '']));
     }
   }
-  return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: 'windows' });
+  return rows.join('');
 }
 
 /** Imports the file into a fresh database and checks that every person was added. */

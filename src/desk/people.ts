@@ -27,8 +27,3 @@ export function isoDate(date: Date, months = 0): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${shifted.getFullYear()}-${pad(shifted.getMonth() + 1)}-${pad(shifted.getDate())}`;
 }
-
-/** One line of RFC 4180 CSV: every field quoted, quotes doubled. */
-export function csvLine(fields: readonly (string | null)[]): string {
-  return fields.map((value) => `"${(value ?? '').replaceAll('"', '""')}"`).join(',');
-}

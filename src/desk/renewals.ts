@@ -1,7 +1,8 @@
+import { CSV_BYTE_ORDER_MARK, csvLine } from '../person-file/csv-line';
 import { json, type Person } from './api';
 import { download, field, fill, h } from './dom';
 import { Messages, onSubmit } from './messages';
-import { csvLine, currentUntil, firstContact, fullName, isoDate } from './people';
+import { currentUntil, firstContact, fullName, isoDate } from './people';
 import type { Session } from './session';
 
 const CSV_HEADER = [
@@ -88,7 +89,9 @@ export function renewalsView(session: Session): HTMLElement {
 
   csvButton.addEventListener('click', () => {
     if (shown === null) return;
+    // The export's spelling of CSV (quotes where needed, CR LF, a byte order mark): one rule for every CSV.
     const lines = [
+      CSV_BYTE_ORDER_MARK,
       csvLine(CSV_HEADER),
       ...shown.people.map((person) =>
         csvLine([
@@ -104,7 +107,7 @@ export function renewalsView(session: Session): HTMLElement {
       ),
     ];
     const name = `renewals-before-${shown.date}.csv`;
-    download(name, new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv;charset=utf-8' }));
+    download(name, new Blob(lines, { type: 'text/csv;charset=utf-8' }));
     messages.info(`Downloaded ${name} (${shown.people.length} members).`);
   });
 

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import { type ContactKind } from '../domain/contact';
 import { isCurrent, type Membership } from '../domain/membership';
 import type { Person } from '../domain/person';
+import { CSV_BYTE_ORDER_MARK, csvLine } from './csv-line';
 import { CSV_COLUMNS } from './csv-person-file';
 import { toPersonRecord } from './person-file-record';
 
@@ -66,13 +66,6 @@ function firstContact(person: Person, kind: ContactKind): string {
   return person.contacts.find((c) => c.kind === kind)?.value ?? '';
 }
 
-function csvLine(cells: (string | number | null)[]): string {
-  // RFC 4180: CR LF between records; a cell with a delimiter, a quote or a line break is quoted.
-  return stringify([cells.map((cell) => (cell === null ? '' : String(cell)))], {
-    record_delimiter: 'windows',
-  });
-}
-
 /**
  * The spreadsheet of SPEC §9, which `import FILE.csv` reads back unchanged: one row per membership
  * (a person without one is one row with those cells empty), the person's columns on each. With
@@ -86,7 +79,7 @@ export async function writeCsvPeople(
   options: { current?: boolean } = {},
 ): Promise<number> {
   const text = chunked(out);
-  await text.add(`\ufeff${csvLine([...(options.current ? CURRENT_CSV_COLUMNS : CSV_COLUMNS)])}`);
+  await text.add(`${CSV_BYTE_ORDER_MARK}${csvLine(options.current ? CURRENT_CSV_COLUMNS : CSV_COLUMNS)}`);
   const { people } = await produce(async (person, today) => {
     const email = firstContact(person, 'email');
     const phone = firstContact(person, 'phone');
