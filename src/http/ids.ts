@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import { InvalidInput } from '../domain/errors';
+import { MAX_ID } from '../domain/ids';
 
-/** Ids are PostgreSQL integers. */
-export const MAX_ID = 2_147_483_647;
+export { MAX_ID };
 
 /**
  * A page `limit` as the query string gives it: a number only when it is written as one (NaN

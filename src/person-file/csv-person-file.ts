@@ -4,6 +4,7 @@ import type { IncomingPerson, IncomingRecord } from '../application/people/impor
 import type { NewMembership } from '../application/ports/person-repository';
 import type { ContactKind } from '../domain/contact';
 import { InvalidInput } from '../domain/errors';
+import { MAX_ID } from '../domain/ids';
 import { checkPersonRecord } from './person-file-record';
 import { type ByteSource, RECORD_MAX_BYTES, UnreadableInput, utf8Text } from './read-json-array';
 
@@ -223,9 +224,10 @@ function newGroup(row: number, key: string | null, values: Map<CsvColumn, string
     if (cell === undefined) continue;
     if (column === 'id') {
       const trimmed = cell.trim();
+      const id = /^[0-9]{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
       if (trimmed === '') value.id = null;
-      else if (/^[0-9]{1,15}$/.test(trimmed) && Number(trimmed) > 0) value.id = Number(trimmed);
-      else group.problems.push(`row ${row}, column id: must be a positive whole number or empty`);
+      else if (id >= 1 && id <= MAX_ID) value.id = id;
+      else group.problems.push(`row ${row}, column id: must be a whole number from 1 to ${MAX_ID}, or empty`);
     } else if ((CONTACT_COLUMNS as string[]).includes(column)) {
       if (cell.trim() !== '') contactColumns.push(column as ContactKind);
     } else value[column] = cell;

@@ -2,6 +2,7 @@ import type { IncomingPerson } from '../application/people/import-people';
 import type { NewContact, NewMembership } from '../application/ports/person-repository';
 import { isCalendarDate } from '../domain/calendar-date';
 import { CONTACT_VALUE_MAX_LENGTH, type ContactKind, EMAIL_SHAPE, isContactKind } from '../domain/contact';
+import { MAX_ID } from '../domain/ids';
 import {
   type Checked,
   checkChatId,
@@ -108,8 +109,8 @@ function externalId(field: string, value: unknown, errors: string[]): string | n
 
 function personId(value: unknown, errors: string[]): number | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    errors.push('id must be a positive whole number or null');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_ID) {
+    errors.push(`id must be a whole number from 1 to ${MAX_ID}, or null`);
     return null;
   }
   return value;

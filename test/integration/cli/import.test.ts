@@ -104,6 +104,23 @@ describe.each(testDatabases)('import on $name', (target) => {
     );
   });
 
+  it('names the record, or the row, and the field of an id larger than an id can be, dry run or not', async () => {
+    const json = tempFile([{ id: 2147483648, last_name: 'Large' }]);
+    const csv = tempFile('id,last_name\n2147483648,Large\n', 'roster.csv');
+    for (const options of [[], ['--dry-run']]) {
+      const fromJson = await cli(database, ['import', json, ...options]);
+      expect(fromJson.code).toBe(1);
+      expect(fromJson.stderr).toContain(
+        '  record 0: id must be a whole number from 1 to 2147483647, or null\n',
+      );
+      const fromCsv = await cli(database, ['import', csv, ...options]);
+      expect(fromCsv.code).toBe(1);
+      expect(fromCsv.stderr).toContain(
+        '  row 2, column id: must be a whole number from 1 to 2147483647, or empty\n',
+      );
+    }
+  });
+
   it('refuses a chat_id that a person in the database already has', async () => {
     const tag = uniqueName('dup');
     await importFile(tempFile([personRecord(tag, 0)]));

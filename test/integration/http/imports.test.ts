@@ -184,6 +184,30 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
     expect(await snapshot(t.database)).toEqual(before);
   });
 
+  it('refuses an id larger than an id can be with 400 naming the record or row and the field, dry run or not', async () => {
+    await post('?dry_run=true').send([]);
+    const before = await snapshot(t.database);
+    for (const query of ['', '?dry_run=true']) {
+      for (const id of [2147483648, 999999999999999]) {
+        const json = await post(query).send([{ id, last_name: 'Large' }]);
+        expect(json.status).toBe(400);
+        expect(json.body.errors).toEqual([
+          'record 0: id must be a whole number from 1 to 2147483647, or null',
+        ]);
+        const csv = await post(query).set('Content-Type', 'text/csv').send(`id,last_name\r\n${id},Large\r\n`);
+        expect(csv.status).toBe(400);
+        expect(csv.body.errors).toEqual([
+          'row 2, column id: must be a whole number from 1 to 2147483647, or empty',
+        ]);
+      }
+      // The largest id there can be is looked for, and found to name nobody.
+      const largest = await post(query).send([{ id: 2147483647, last_name: 'Large' }]);
+      expect(largest.status).toBe(400);
+      expect(largest.body.errors).toEqual(['record 0: id 2147483647 names no person in the directory']);
+    }
+    expect(await snapshot(t.database)).toEqual(before);
+  });
+
   it('with remove_missing lists the kept account holders and the erased', async () => {
     const everyone = await request(t.app).get('/export').set('Authorization', `Bearer ${manager}`);
     const gone = uniqueName('Gone');
