@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { IncomingPerson, IncomingRecord } from '../application/people/import-people';
 import type { NewMembership } from '../application/ports/person-repository';
 import type { ContactKind } from '../domain/contact';
@@ -107,7 +107,9 @@ export async function* csvPersonFile(source: ByteSource): AsyncIterable<Incoming
       addMembership(group, row, values);
     }
   } catch (error) {
-    throw csvError(source, error, row);
+    // csv-parse may fail before handing on the rows it read ahead, the header among them: the
+    // header line, split as the delimiter was found, names the columns then.
+    throw csvError(source, error, row, columns ?? first.header.split(delimiter).map(unquote));
   }
   if (columns === null) throw new UnreadableInput(`${source.name} is empty: it needs a header row`);
   for (const group of groups) {
@@ -283,21 +285,30 @@ function atColumn(row: number, message: string, contactColumns: ContactKind[]): 
   return `row ${row}: ${message}`;
 }
 
-/** csv-parse's failures (and the reading's) as one line naming the row. */
-function csvError(source: ByteSource, error: unknown, rowsRead: number): unknown {
-  if (error instanceof InvalidInput) return error;
-  const { code, records } = error as { code?: string; records?: number };
-  if (typeof code !== 'string' || !code.startsWith('CSV_')) return error;
+// What csv-parse's failures mean to someone fixing a sheet, by the parser's code. Its own message is
+// never shown nor logged: it quotes the start of the cell, and cells are members' data.
+const BROKEN_QUOTES = 'a quote inside a cell must be doubled ("") and the cell quoted';
+const REASONS: Record<string, { reason: string; inCell: boolean }> = {
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: {
+    reason: 'it has not as many cells as the header has columns',
+    inCell: false,
+  },
+  CSV_MAX_RECORD_SIZE: { reason: 'it is larger than 1 MiB, the most one record may take', inCell: false },
+  CSV_QUOTE_NOT_CLOSED: { reason: 'a quoted cell is never closed', inCell: true },
+  CSV_INVALID_CLOSING_QUOTE: { reason: BROKEN_QUOTES, inCell: true },
+  // A quote inside a cell that does not start with one (Ann"e); csv-parse's code has no CSV_ prefix.
+  INVALID_OPENING_QUOTE: { reason: BROKEN_QUOTES, inCell: true },
+};
+
+/** csv-parse's failures as one line naming the row, and the column when the failure is in a cell. */
+function csvError(source: ByteSource, error: unknown, rowsRead: number, columns: readonly string[]): unknown {
+  if (!(error instanceof CsvError)) return error;
+  const { records, column } = error as CsvError & { records?: number; column?: unknown };
   const row = (typeof records === 'number' ? records : rowsRead) + 1;
-  const reason =
-    code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH'
-      ? 'it has not as many cells as the header has columns'
-      : code === 'CSV_MAX_RECORD_SIZE'
-        ? 'it is larger than 1 MiB, the most one record may take'
-        : code === 'CSV_QUOTE_NOT_CLOSED'
-          ? 'a quoted cell is never closed'
-          : code === 'CSV_INVALID_CLOSING_QUOTE'
-            ? 'a quote inside a cell must be doubled ("") and the cell quoted'
-            : (error as Error).message.replace(/\s+/g, ' ').slice(0, 200);
-  return new UnreadableInput(`${source.name} is not valid CSV: row ${row}: ${reason}`);
+  const known = REASONS[error.code];
+  const name = known?.inCell && typeof column === 'number' ? columns[column] : undefined;
+  const where = name === undefined || name === '' ? `row ${row}` : `row ${row}, column ${name}`;
+  return new UnreadableInput(
+    `${source.name} is not valid CSV: ${where}: ${known?.reason ?? `it cannot be read (${error.code})`}`,
+  );
 }

@@ -221,12 +221,20 @@ describe.each(testDatabases)('CSV import and export on $name', (target) => {
       );
     });
 
+    it('a quote inside a cell that is not quoted, naming no cell content', async () => {
+      const stderr = await refused('first_name,last_name\r\nAda,Lovelace\r\nAnn"e,Hidden\r\n');
+      expect(stderr).toContain(
+        'is not valid CSV: row 3, column first_name: a quote inside a cell must be doubled ("") and the cell quoted',
+      );
+      expect(stderr).not.toContain('Ann');
+    });
+
     it('a row with more cells than the header, and an unclosed quote', async () => {
       expect(await refused('first_name,last_name\nA,B,C\n')).toMatch(
         /is not valid CSV: row 2: it has not as many cells as the header has columns/,
       );
       expect(await refused('first_name,last_name\nA,"B\n')).toMatch(
-        /is not valid CSV: row 2: a quoted cell is never closed/,
+        /is not valid CSV: row 2, column last_name: a quoted cell is never closed/,
       );
     });
   });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
+import { memoryLogger } from '../../support/memory-logger';
 import { snapshot } from '../sync/sync-support';
 
 /** SPEC §9, IMPORT-API.md: POST /imports and GET /export, the secretary's work over HTTP. */
@@ -9,9 +10,10 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
   let manager: string;
   let managerKeyId: number;
   let reader: string;
+  const log = memoryLogger();
 
   beforeAll(async () => {
-    t = await createTestApp(target);
+    t = await createTestApp(target, { env: { LOG_LEVEL: 'trace' }, overrides: { logger: log.logger } });
     manager = await t.tokenWith(['read', 'manage']);
     [{ id: managerKeyId }] = await t.database.dataSource.query('SELECT max(id) AS id FROM api_keys');
     reader = await t.tokenWith(['read', 'write']);
@@ -206,6 +208,21 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
       expect(largest.body.errors).toEqual(['record 0: id 2147483647 names no person in the directory']);
     }
     expect(await snapshot(t.database)).toEqual(before);
+  });
+
+  it('refuses a quote inside an unquoted cell with 400 naming the row and column, logging no cell', async () => {
+    const cell = uniqueName('Hidden');
+    for (const query of ['', '?dry_run=true']) {
+      const res = await post(query)
+        .set('Content-Type', 'text/csv')
+        .send(`first_name,last_name\r\nAda,Lovelace\r\nAda,${cell}"x\r\n`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        'the request body is not valid CSV: row 3, column last_name: a quote inside a cell must be doubled ("") and the cell quoted',
+      ]);
+    }
+    expect(log.text()).toContain('"status":400');
+    expect(log.text()).not.toContain(cell);
   });
 
   it('with remove_missing lists the kept account holders and the erased', async () => {
