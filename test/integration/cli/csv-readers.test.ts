@@ -172,4 +172,19 @@ describe.each(testDatabases)('every CSV the service writes, read strictly, on $n
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/: 0 to add, 0 to update, \d+ unchanged, 0 to erase/);
   });
+
+  it('GET /export?format=csv sent back to POST /imports?dry_run=true changes nothing', async () => {
+    await addTricky();
+    const bytes = await download('format=csv');
+
+    const res = await request(t.app)
+      .post('/imports?dry_run=true')
+      .set('Authorization', `Bearer ${manager}`)
+      .set('Content-Type', 'text/csv; charset=utf-8')
+      .send(bytes);
+
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toMatchObject({ added: 0, updated: 0, erased: 0 });
+    expect(res.body.summary.unchanged).toBeGreaterThan(0);
+  });
 });
