@@ -1,4 +1,5 @@
 import { isCalendarDate } from '../domain/calendar-date';
+import { MAX_ID } from '../domain/ids';
 import { isPermission, PERMISSIONS, type Permission } from '../domain/permission';
 import { UsageError } from './cli-errors';
 import { startOfDay } from './start-of-day';
@@ -19,9 +20,11 @@ export function parsePermissions(text: string, command: string): Permission[] {
   return items as Permission[];
 }
 
+// Capped at MAX_ID: every number the tool takes names a stored row or counts them, and a larger one
+// would reach the database only to fail there as an integer out of range.
 export function parsePositiveInteger(text: string, option: string, command: string): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) {
-    throw new UsageError(`${option} takes a positive whole number, not "${text}"`, command);
+  if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > MAX_ID) {
+    throw new UsageError(`${option} takes a positive whole number up to ${MAX_ID}, not "${text}"`, command);
   }
   return Number(text);
 }

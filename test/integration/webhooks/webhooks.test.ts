@@ -366,7 +366,7 @@ describe.each(testDatabases)('webhooks on $name', (target) => {
       }
       const usage = await tool(['webhooks', 'remove', 'abc']);
       expect(usage.code).toBe(2);
-      expect(usage.stderr).toMatch(/^error: ID takes a positive whole number, not "abc"/);
+      expect(usage.stderr).toMatch(/^error: ID takes a positive whole number up to 2147483647, not "abc"/);
       const help = await tool(['webhooks', 'add', '--help']);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/^Usage: npm run cli -- webhooks add URL \[--events TYPE,...\]/);
