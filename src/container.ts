@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { ChangeFeed } from './application/ports/change-feed';
 import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
@@ -46,6 +46,7 @@ import { webhookPayloads } from './infrastructure/webhooks/webhook-payload';
 import { HttpWebhookSender } from './infrastructure/webhooks/http-webhook-sender';
 import { WebhookRunner } from './infrastructure/webhooks/webhook-runner';
 import type { OperatorEvents } from './application/ports/operator-events';
+import { createLogger } from './infrastructure/observability/logger';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
 import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
@@ -114,24 +115,6 @@ export interface ContainerOverrides {
   webhookSender?: WebhookSender;
   /** How often the webhook runner polls when nothing wakes it. */
   webhookPollMs?: number;
-}
-
-/** Never written to a log, wherever it appears in a logged object. */
-const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  '*.authorization',
-  '*.password',
-  '*.passwordHash',
-  '*.token',
-  '*.tokenHash',
-];
-
-/** `destination` defaults to standard output; tests pass a stream to read what would be logged. */
-export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createLogger } from '../../src/container';
+import { createLogger } from '../../src/infrastructure/observability/logger';
 
 /** The production logger, redaction and all, at its most verbose, writing into memory. */
 export function memoryLogger() {

@@ -191,7 +191,7 @@ describe.each(testDatabases)('the request log on $name', (target) => {
     expect(lines).toContainEqual(
       expect.objectContaining({
         requestId: 'log-failure',
-        level: 50,
+        level: 'error',
         err: expect.objectContaining({ stack: expect.any(String) }),
       }),
     );

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import { createLogger } from '../../../src/container';
+import { createLogger } from '../../../src/infrastructure/observability/logger';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { basic } from '../multi-instance/instances';

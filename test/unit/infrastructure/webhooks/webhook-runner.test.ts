@@ -40,7 +40,7 @@ describe('the webhook runner as the watch on the database', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const lost = log.lines().filter((line) => line.event === 'database.lost');
       expect(lost).toEqual([
-        expect.objectContaining({ level: 50, msg: expect.stringMatching(/^database lost/) }),
+        expect.objectContaining({ level: 'error', msg: expect.stringMatching(/^database lost/) }),
       ]);
       state.down = false;
       await until(() => log.lines().some((line) => line.event === 'database.regained'));
@@ -70,7 +70,7 @@ describe('the webhook runner as the watch on the database', () => {
       state.down = false;
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(log.lines()).toEqual([
-        expect.objectContaining({ level: 40, msg: 'webhooks: looking for work failed; trying again' }),
+        expect.objectContaining({ level: 'warn', msg: 'webhooks: looking for work failed; trying again' }),
       ]);
     } finally {
       await runner.stop();
