@@ -18,7 +18,8 @@ import { ConcurrencyLimit } from './infrastructure/persistence/concurrency-limit
 import { type Database, queriesWaiting } from './infrastructure/persistence/database';
 import { CachingAccountRepository } from './infrastructure/credentials/caching-account-repository';
 import { CachingApiKeyRepository } from './infrastructure/credentials/caching-api-key-repository';
-import { type ReadinessProbe, readinessProbe } from './infrastructure/persistence/readiness';
+import { readinessProbe } from './infrastructure/persistence/readiness';
+import { ReadinessCheck } from './infrastructure/persistence/readiness-check';
 import { CachingUnitOfWork } from './infrastructure/credentials/caching-unit-of-work';
 import { CredentialCache } from './infrastructure/credentials/credential-cache';
 import { KeyEventsListener } from './infrastructure/credentials/key-events-listener';
@@ -73,8 +74,8 @@ export const APP = {
   Jobs: Symbol.for('Jobs'),
   /** OperatorMetrics: webhooks and sign-in figures, served on /metrics beside the HTTP ones. */
   OperatorMetrics: Symbol.for('OperatorMetrics'),
-  /** ReadinessProbe: what GET /readyz runs, the queries requests make. */
-  ReadinessProbe: Symbol.for('ReadinessProbe'),
+  /** ReadinessCheck: what GET /readyz asks, the queries requests make, shared by concurrent probes. */
+  Readiness: Symbol.for('Readiness'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -174,7 +175,9 @@ export function createContainer(
     preparedLookups: true,
   });
   container.bind(TYPES.PersonRepository).toConstantValue(repositories.people);
-  container.bind<ReadinessProbe>(APP.ReadinessProbe).toConstantValue(readinessProbe(repositories));
+  container
+    .bind<ReadinessCheck>(APP.Readiness)
+    .toConstantValue(new ReadinessCheck(readinessProbe(repositories), logger));
   container
     .bind(TYPES.AccountRepository)
     .toConstantValue(new CachingAccountRepository(repositories.accounts, cache));

@@ -32,7 +32,7 @@ export type RequestLog = (req: Request, res: Response, durationMs: number) => vo
 
 /**
  * One JSON line per request, written when the answer ends (or the client goes away): info, or
- * error for a 5xx. Its fields are picked one by one above and nothing from headers or bodies is
+ * error for an unexpected 5xx. Its fields are picked one by one above and nothing from headers or bodies is
  * among them, so an Authorization header, a token or a password cannot reach the log even by
  * accident. Cheap on purpose: one log call a request, no child logger unless the request logs
  * something else (`req.log`, made on first use). The request edge (see app.ts) calls it.
@@ -50,7 +50,9 @@ export function requestLogger(app: Express, logger: Logger): RequestLog {
   // lines that carry objects (errors, requests), has nothing to do here and cost ~2% of a lookup.
   const lines = logger.child({}, { redact: [] });
   return (req, res, durationMs) => {
-    const failed = res.statusCode >= 500;
+    // A route that has told the operator about its failure itself (a failing /readyz, told once
+    // when it starts failing) marks it expected: its probes then do not repeat it at error level.
+    const failed = res.statusCode >= 500 && res.locals.expectedFailure !== true;
     if (!lines.isLevelEnabled(failed ? 'error' : 'info')) return;
     const fields = line(req, res, durationMs);
     if (failed) lines.error(fields, 'request failed');

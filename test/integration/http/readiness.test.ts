@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
+import { memoryLogger } from '../../support/memory-logger';
 
 describe.each(testDatabases)('GET /readyz runs the queries requests make, on $name', (target) => {
   let t: TestApp;
@@ -33,6 +34,40 @@ describe.each(testDatabases)('GET /readyz runs the queries requests make, on $na
     }
     expect((await ready()).status).toBe(200);
     expect((await lookup()).status).toBe(200);
+  });
+
+  it('logs an outage of readiness once when it starts and once when it ends, not a stack per probe', async () => {
+    const log = memoryLogger();
+    const logged = await createTestApp(target, { overrides: { logger: log.logger } });
+    try {
+      const probe = () => request(logged.app).get('/readyz');
+      expect((await probe()).status).toBe(200);
+      await logged.database.dataSource.query('ALTER TABLE clubs RENAME TO clubs_away');
+      try {
+        for (let i = 0; i < 3; i += 1) expect((await probe()).status).toBe(503);
+        // Probes arriving together share one check, and its answer.
+        const together = await Promise.all(Array.from({ length: 10 }, probe));
+        expect(together.map((answer) => answer.status)).toEqual(Array(10).fill(503));
+      } finally {
+        await logged.database.dataSource.query('ALTER TABLE clubs_away RENAME TO clubs');
+      }
+      expect((await probe()).status).toBe(200);
+      expect((await probe()).status).toBe(200);
+
+      const lines = log.lines();
+      expect(lines.filter((line) => line.event).map((line) => line.event)).toEqual([
+        'readiness.lost',
+        'readiness.regained',
+      ]);
+      expect(lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([
+        expect.objectContaining({ event: 'readiness.lost', reason: expect.stringContaining('clubs') }),
+      ]);
+      expect(log.text()).not.toContain('    at ');
+      // Each probe still has its request line, the 503s among them.
+      expect(lines.filter((line) => line.path === '/readyz' && line.status === 503)).toHaveLength(13);
+    } finally {
+      await logged.close();
+    }
   });
 
   // PGlite's one session is the service's: a role set on it is what every request then runs as.
