@@ -21,6 +21,7 @@ export function toolHelp(commands: Command[]): string {
     ...list(commands),
     '',
     `Help on a command: ${TOOL} <command> --help`,
+    `The version of this build: ${TOOL} --version`,
     'Settings come from the environment (DATABASE_URL, DATA_DIR, BCRYPT_COST, DIRECTORY_TIMEZONE...).',
     'Exit codes: 0 success, 1 failure (with a one-line reason), 2 wrong usage.',
     '',

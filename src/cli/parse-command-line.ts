@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from './cli-errors';
 import type { Command } from './command';
+import { VERSION } from '../version';
 import { commandHelp, groupHelp, toolHelp } from './help';
 
 export type Invocation =
@@ -13,6 +14,7 @@ export type Invocation =
     };
 
 const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version', '-V'];
 
 function wantsHelp(args: string[]): boolean {
   const end = args.indexOf('--');
@@ -24,6 +26,8 @@ export function parseCommandLine(argv: string[], commands: Command[]): Invocatio
   const [first, second] = argv;
   if (first === undefined) throw new UsageError('no command given');
   if (HELP_FLAGS.includes(first) || first === 'help') return { kind: 'help', text: toolHelp(commands) };
+  // Printed like help (standard output, exit 0): what an operator asks before and after an upgrade.
+  if (VERSION_FLAGS.includes(first)) return { kind: 'help', text: `${VERSION}\n` };
 
   const group = commands.filter((c) => c.path[0] === first);
   if (group.length === 0) throw new UsageError(`unknown command "${first}"`);

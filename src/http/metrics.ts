@@ -2,18 +2,26 @@ import type { Request, Response } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { connectionPool } from '../infrastructure/persistence/connection-pool';
 import type { Database } from '../infrastructure/persistence/database';
+import { VERSION } from '../version';
 
 let processRegistry: Registry | undefined;
 
 /**
  * CPU, memory, event loop and GC belong to the process, not to an app: collected once, into a
  * registry of their own that every app's /metrics merges in. (Collecting them per app would start
- * a new event-loop monitor for each app a test builds.)
+ * a new event-loop monitor for each app a test builds.) So does the build: which release, on which
+ * Node, answers (build_info, 1, the usual Prometheus idiom for labels that describe a target).
  */
 function processMetrics(): Registry {
   if (processRegistry === undefined) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    new Gauge({
+      name: 'build_info',
+      help: 'Always 1; its labels name the release of the service (package.json) and the Node.js version.',
+      labelNames: ['version', 'nodejs'] as const,
+      registers: [processRegistry],
+    }).set({ version: VERSION, nodejs: process.version }, 1);
   }
   return processRegistry;
 }

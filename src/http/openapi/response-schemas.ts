@@ -154,8 +154,13 @@ const ErrorSchema = record<{ errors: string[] }>('Every error answer, on every r
   },
 });
 
-const Status = record<{ status: string }>('Answer of the health probes.', {
+const Status = record<{ status: string }>('Answer of the readiness probe.', {
   status: { type: 'string', const: 'ok' },
+});
+
+const Health = record<{ status: string; version: string }>('Answer of the liveness probe.', {
+  status: { type: 'string', const: 'ok' },
+  version: { type: 'string', description: "The service's release (package.json, CHANGELOG.md), e.g. 1.1.0." },
 });
 
 /** The answer schemas, keyed by component name. */
@@ -170,6 +175,7 @@ export function responseSchemas(): Record<string, JsonSchema> {
     ApiKey,
     Error: ErrorSchema,
     Status,
+    Health,
     ...personDataSchemas(),
   };
 }

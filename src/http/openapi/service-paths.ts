@@ -1,3 +1,4 @@
+import { VERSION } from '../../version';
 import { DESK_ASSETS } from '../desk-files';
 import { DOCS_ASSET_FILES } from '../docs.routes';
 import { COMMON_HEADERS } from './headers';
@@ -21,9 +22,9 @@ export function servicePaths(): Paths {
         ...SERVICE,
         operationId: 'liveness',
         summary: 'Liveness probe',
-        description: 'Answers as long as the process runs; never touches the database.',
+        description: 'Answers as long as the process runs, with its release; never touches the database.',
         responses: {
-          200: ok('The process is up.', json(schemaRef('Status'), { status: 'ok' })),
+          200: ok('The process is up.', json(schemaRef('Health'), { status: 'ok', version: VERSION })),
           ...OPEN_FAILURES,
         },
       },
@@ -50,7 +51,8 @@ export function servicePaths(): Paths {
         description:
           'Requests by method, route pattern and status (http_requests_total), their latency ' +
           '(http_request_duration_seconds), the database connection pool (db_pool_*) and the ' +
-          'process (CPU, memory, event loop), in the Prometheus text format.',
+          'process (CPU, memory, event loop), the build (build_info), Redis (redis_up), in the ' +
+          'Prometheus text format.',
         responses: {
           200: ok('The current values.', {
             'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } },

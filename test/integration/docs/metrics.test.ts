@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createApp } from '../../../src/http/app';
+import { VERSION } from '../../../src/version';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
@@ -78,6 +79,12 @@ describe.each(testDatabases)('GET /metrics on $name', (target) => {
     expect(sample(metrics, 'db_pool_waiting_requests', database)).toBe(0);
     expect(metrics).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it('names the build it comes from: build_info{version, nodejs} 1', async () => {
+    const metrics = await scrape();
+    expect(sample(metrics, 'build_info', { version: VERSION, nodejs: process.version })).toBe(1);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("keeps each app's counts apart, so that two apps in one process do not clash", async () => {

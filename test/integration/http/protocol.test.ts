@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -25,10 +27,11 @@ describe.each(testDatabases)('HTTP protocol details on $name', (target) => {
   afterAll(() => t.close());
 
   describe('health', () => {
-    it('GET /healthz answers ok', async () => {
+    it('GET /healthz answers ok with the release package.json names', async () => {
       const res = await request(t.app).get('/healthz');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'ok' });
+      const { version } = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+      expect(res.body).toEqual({ status: 'ok', version });
     });
 
     it('GET /readyz answers ok while the database answers', async () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../../../src/cli/cli-errors';
 import { COMMANDS } from '../../../src/cli/commands';
 import { parseCommandLine } from '../../../src/cli/parse-command-line';
@@ -28,6 +30,12 @@ describe('parseCommandLine', () => {
       positionals: ['bot', 'read'],
     });
     expect(parseCommandLine(['export'], COMMANDS)).toMatchObject({ kind: 'run', positionals: [] });
+  });
+
+  it('answers --version (or -V) with the release package.json names, as help is answered', () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+    expect(parseCommandLine(['--version'], COMMANDS)).toEqual({ kind: 'help', text: `${version}\n` });
+    expect(parseCommandLine(['-V'], COMMANDS)).toEqual({ kind: 'help', text: `${version}\n` });
   });
 
   it('answers help for the tool, a group and every command', () => {
