@@ -233,6 +233,7 @@ export function createContainer(
 
   // What an operator must see: lockouts, webhook failures and disablings as log lines and metrics.
   const operatorMetrics = new OperatorMetrics(() => webhookStore.backlog());
+  if (redis !== null) operatorMetrics.watchRedis(() => redis.ready);
   container.bind<OperatorMetrics>(APP.OperatorMetrics).toConstantValue(operatorMetrics);
   container
     .bind<OperatorEvents>(TYPES.OperatorEvents)

@@ -7,6 +7,16 @@ import { VERSION } from '../version';
 let processRegistry: Registry | undefined;
 
 /**
+ * prom-client's gauges named like counters: `promtool check metrics` refuses a gauge whose name
+ * ends in _total. Each is the sum of its by-type gauge (nodejs_active_handles{type}...), which stays.
+ */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/**
  * CPU, memory, event loop and GC belong to the process, not to an app: collected once, into a
  * registry of their own that every app's /metrics merges in. (Collecting them per app would start
  * a new event-loop monitor for each app a test builds.) So does the build: which release, on which
@@ -16,6 +26,7 @@ function processMetrics(): Registry {
   if (processRegistry === undefined) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    for (const name of MISNAMED_DEFAULTS) processRegistry.removeSingleMetric(name);
     new Gauge({
       name: 'build_info',
       help: 'Always 1; its labels name the release of the service (package.json) and the Node.js version.',

@@ -36,6 +36,21 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * redis_up, only where REDIS_URL is set: absent, it says Redis is not used rather than down. Read
+   * at each scrape from the connection's own state, so it cannot disagree with the log's lines.
+   */
+  watchRedis(isUp: () => boolean): void {
+    new Gauge({
+      name: 'redis_up',
+      help: '1 while Redis answers; 0 while it is lost, when sign-in lockouts and rate limits count per instance.',
+      registers: [this.registry],
+      collect() {
+        this.set(isUp() ? 1 : 0);
+      },
+    });
+  }
+
   /** `backlog` reads how far behind each subscription is, at each scrape. */
   constructor(backlog: () => Promise<WebhookBacklog[]>) {
     for (const outcome of OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);

@@ -45,17 +45,23 @@ export class RedisConnection implements RedisCommands {
         reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000),
       },
     });
-    // Logged once per outage, not on every reconnection attempt.
+    // Operator events, one line each per outage, not one per reconnection attempt: what is lost
+    // meanwhile is said in the line (the redis_up metric tells the same, see OperatorMetrics).
     this.client.on('error', (error: unknown) => {
       if (this.warned) return;
       this.warned = true;
       this.logger.warn(
-        { err: error },
-        'Redis unreachable: rate limits and login throttling count per instance',
+        { event: 'redis.lost', err: error },
+        'Redis lost: sign-in lockouts and rate limits count per instance until it answers again',
       );
     });
     this.client.on('ready', () => {
-      if (this.warned) this.logger.info('Redis reachable again');
+      if (this.warned) {
+        this.logger.info(
+          { event: 'redis.regained' },
+          'Redis regained: sign-in lockouts and rate limits are shared between instances again',
+        );
+      }
       this.warned = false;
     });
   }

@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { createApp } from '../../../src/http/app';
 import { VERSION } from '../../../src/version';
 import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
+import { outsideProgram } from '../../support/outside-program';
 
 /** The value of one series in Prometheus text, or undefined when it is absent. */
 function sample(metrics: string, name: string, labels: Record<string, string>): number | undefined {
@@ -16,6 +18,9 @@ function sample(metrics: string, name: string, labels: Record<string, string>): 
     );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
+
+/** Prometheus's own checker: CI installs it (Debian's prometheus); elsewhere, skipped without it. */
+const promtool = outsideProgram('promtool', 'apt-get install prometheus');
 
 describe.each(testDatabases)('GET /metrics on $name', (target) => {
   let t: TestApp;
@@ -85,6 +90,20 @@ describe.each(testDatabases)('GET /metrics on $name', (target) => {
     const metrics = await scrape();
     expect(sample(metrics, 'build_info', { version: VERSION, nodejs: process.version })).toBe(1);
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  promtool.it('passes `promtool check metrics`, with every series of a busy answer present', async () => {
+    // Every kind of series present: requests and their latencies, a 404 and a 401.
+    await request(t.app).get('/healthz').expect(200);
+    await request(t.app).get('/people/1').expect(401);
+    await request(t.app).get('/people/1').set('Authorization', `Bearer ${token}`);
+    const metrics = await scrape();
+    const check = spawnSync(promtool.path(), ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+    expect(check.error).toBeUndefined();
+    expect({ status: check.status, problems: `${check.stdout}${check.stderr}` }).toEqual({
+      status: 0,
+      problems: '',
+    });
   });
 
   it("keeps each app's counts apart, so that two apps in one process do not clash", async () => {
