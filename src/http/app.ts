@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -14,6 +14,7 @@ import { changesRouter } from './changes.routes';
 import { deskRouter } from './desk.routes';
 import { docsRouter } from './docs.routes';
 import { errorHandler } from './error-handler';
+import { forwardedForNotice } from './forwarded-for-notice';
 import { healthRouter } from './health.routes';
 import { HttpError } from './http-error';
 import { importsRouter } from './imports.routes';
@@ -57,11 +58,17 @@ const PLAIN_HTTP: HelmetOptions = {
  * its metrics and log line when the answer ends, its id and the headers of every answer, and the
  * body-size limit.
  */
-function requestEdge(metrics: HttpMetrics, log: RequestLog, activity: RequestActivity): RequestHandler {
+function requestEdge(
+  metrics: HttpMetrics,
+  log: RequestLog,
+  activity: RequestActivity,
+  forwarded: ((req: Request) => void) | null,
+): RequestHandler {
   const overTls = helmet();
   const plain = helmet(PLAIN_HTTP);
   return (req, res, next) => {
     const started = performance.now();
+    forwarded?.(req);
     const ended = activity.arrived();
     // 'close' comes after the answer is sent, and also when the client goes away before that.
     res.once('close', () => {
@@ -107,7 +114,9 @@ export function createApp(container: Container, options: AppOptions = {}): expre
     container.get<OperatorMetrics>(APP.OperatorMetrics).registry,
   ]);
   const log = requestLogger(app, logger);
-  app.use(requestEdge(metrics, log, activity));
+  // Only without TRUST_PROXY: with it, X-Forwarded-For is expected.
+  const forwarded = config.trustProxy === false ? forwardedForNotice(logger) : null;
+  app.use(requestEdge(metrics, log, activity, forwarded));
 
   const bearer = bearerAuth(container, {
     rateLimit: keyRateLimit({
