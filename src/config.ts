@@ -1,8 +1,11 @@
+import { isIP } from 'node:net';
 import { familyCoveredByAll, proxyEntryRanges } from './trusted-proxies';
 
 /** Settings, read from the environment and validated once at start-up. */
 export interface Config {
   port: number;
+  /** Address the HTTP API listens on; null: every interface (IPv6 and IPv4 where the system has both). */
+  host: string | null;
   /** PostgreSQL connection string; when absent the service runs on embedded PGlite in `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
@@ -79,6 +82,18 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+// A name is resolved by the system when the server listens; an address with brackets or a port is
+// a URL's spelling, not an address.
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function host(env: Env): string | null {
+  const raw = text(env, 'HOST');
+  if (raw === null || isIP(raw) !== 0 || HOST_NAME.test(raw)) return raw;
+  throw new ConfigError(
+    `HOST must be an IP address (127.0.0.1, ::1, 0.0.0.0, ::) or a host name, without brackets or port, not ${quote(raw)}`,
+  );
+}
+
 function trustProxy(env: Env): false | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false') return false;
@@ -114,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
+    host: host(env),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: text(env, 'DATA_DIR') ?? './data',
     directoryTimezone: timezone(env, 'DIRECTORY_TIMEZONE'),

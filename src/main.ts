@@ -20,6 +20,7 @@ import {
   refreshStatistics,
   SchemaNewerThanCode,
 } from './infrastructure/persistence/database';
+import { VERSION } from './version';
 import { openDatabaseWhenFree } from './infrastructure/embedded/open-database-when-free';
 import { type DatabaseServer, serveDatabase } from './infrastructure/embedded/serve-database';
 
@@ -95,8 +96,8 @@ function shutDownOnSignals(
   process.on('SIGINT', stop);
 }
 
-/** Resolves once the server listens on the port; rejects with the reason it cannot. */
-function listen(server: Server, port: number): Promise<void> {
+/** Resolves once the server listens on the port (of `host`, or every interface); rejects with the reason it cannot. */
+function listen(server: Server, port: number, host: string | null): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (error: Error) => {
       server.off('listening', listening);
@@ -108,7 +109,8 @@ function listen(server: Server, port: number): Promise<void> {
     };
     server.once('error', failed);
     server.once('listening', listening);
-    server.listen(port);
+    if (host === null) server.listen(port);
+    else server.listen(port, host);
   });
 }
 
@@ -177,10 +179,16 @@ async function main(): Promise<void> {
   const { server } = http;
   answerMalformedRequests(server);
   try {
-    await listen(server, config.port);
+    await listen(server, config.port, config.host);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use` : message;
+    const where = config.host === null ? '' : ` on ${config.host}`;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `port ${config.port} is already in use${where}`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `HOST ${config.host} is not an address of this machine (${code})`
+          : message;
     await closeConnections(container).catch(() => undefined);
     await database.close().catch(() => undefined);
     fail(`start-up failed: cannot listen: ${reason}`);
@@ -200,10 +208,13 @@ async function main(): Promise<void> {
       fail(`start-up failed: cannot let the command line in: ${(error as Error).message}`);
     }
   }
-  const { port } = server.address() as AddressInfo;
+  const { address, port } = server.address() as AddressInfo;
+  // Every interface is reachable as localhost too; a chosen one is named as it was given.
+  const shown =
+    config.host === null ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info(
-    { port, database: database.kind },
-    `Membership Directory listening on http://localhost:${port}`,
+    { address, port, database: database.kind, version: VERSION },
+    `Membership Directory ${VERSION} listening on http://${shown}:${port}`,
   );
   shutDownOnSignals(http, container, database, logger, databaseServer);
 }

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
   it('gives every setting its default in an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
+      host: null,
       databaseUrl: null,
       dataDir: './data',
       directoryTimezone: 'UTC',
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
   it('reads every setting from the environment', () => {
     const config = loadConfig({
       PORT: '8080',
+      HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://directory:secret@db.example:5432/directory',
       DATA_DIR: '/var/lib/directory',
       DIRECTORY_TIMEZONE: 'Europe/London',
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
     });
     expect(config).toEqual({
       port: 8080,
+      host: '127.0.0.1',
       databaseUrl: 'postgres://directory:secret@db.example:5432/directory',
       dataDir: '/var/lib/directory',
       directoryTimezone: 'Europe/London',
@@ -121,6 +124,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/255.0.0.0, ::1/128, uniquelocal' }).trustProxy).toBe(
       '10.0.0.0/255.0.0.0, ::1/128, uniquelocal',
     );
+  });
+
+  it('reads HOST as an IPv4 or IPv6 address or a host name', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'localhost', 'api.example.org']) {
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    }
+  });
+
+  it('refuses a HOST that is not an address or a name, in one line naming the setting', () => {
+    for (const bad of [
+      '[::1]',
+      '127.0.0.1:3000',
+      'http://127.0.0.1',
+      'under_score',
+      'a\nb',
+      '-dash.example',
+    ]) {
+      expect(refusal({ HOST: bad })).toMatch(
+        /^HOST must be an IP address \(127\.0\.0\.1, ::1, 0\.0\.0\.0, ::\) or a host name, without brackets or port, not ".*"$/,
+      );
+    }
   });
 
   it('keeps its message on one line when a value holds a line break', () => {
