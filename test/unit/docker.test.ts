@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -153,6 +155,30 @@ describe('the image', () => {
     expect(read('docker/Dockerfile.dockerignore').split('\n')).toEqual(
       expect.arrayContaining(['scripts', 'test']),
     );
+  });
+
+  it('is healthy while /readyz answers 200, asked by node (the slim image has no curl)', async () => {
+    const check = /^HEALTHCHECK [^\n]*\\\n\s+CMD (\[.*\])$/m.exec(runtime)?.[1];
+    const [program, flag, code] = JSON.parse(check ?? '[]') as string[];
+    expect([program, flag]).toEqual(['node', '-e']);
+    let status = 503;
+    const server = createServer((req, res) => {
+      res.statusCode = req.url === '/readyz' ? status : 404;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const env = { PATH: process.env.PATH ?? '', PORT: String((server.address() as AddressInfo).port) };
+    const exitCode = () =>
+      new Promise((resolve) =>
+        execFile(process.execPath, [flag, code], { env }, (error) => resolve(error ? error.code : 0)),
+      );
+    try {
+      expect(await exitCode()).toBe(1);
+      status = 200;
+      expect(await exitCode()).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('holds the compiled service and tool, not the bench: only dist/src of the build', () => {
