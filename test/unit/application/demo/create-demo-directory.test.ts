@@ -17,7 +17,12 @@ describe('CreateDemoDirectory', () => {
 
     const result = await demo.execute({ password: 'random password' });
 
-    expect(result).toMatchObject({ username: 'demo', permissions: ['read', 'write', 'manage'], clubs: 3, admins: 4 });
+    expect(result).toMatchObject({
+      username: 'demo',
+      permissions: ['read', 'write', 'manage'],
+      clubs: 3,
+      admins: 4,
+    });
     expect(await directory.people.count()).toBe(result.people + result.admins);
     expect(await directory.accounts.findByUsername('demo')).toMatchObject({
       role: 'admin',
