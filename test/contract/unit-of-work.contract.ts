@@ -150,6 +150,31 @@ export function describeUnitOfWorkContract(adapter: () => ContractAdapter): void
       expect((await second)?.firstName).toBe('After');
     });
 
+    it('locks identities too: a second unit reads them, by id, only as the first left them', async () => {
+      const tag = uniqueTag();
+      await outside().people.insertMany([
+        newPerson({ lastName: tag, firstName: 'A' }),
+        newPerson({ lastName: tag, firstName: 'B' }),
+      ]);
+      const [a, b] = await memberIdsTagged(adapter(), tag);
+      let locked!: () => void;
+      const firstHoldsLock = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+
+      const first = unitOfWork().run(async (tx) => {
+        expect((await tx.people.lockIdentities([b, a, 2_000_000_000])).map((p) => p.id)).toEqual([a, b]);
+        locked();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.people.erase([b]);
+      });
+      await firstHoldsLock;
+      const second = unitOfWork().run((tx) => tx.people.lockIdentities([b]));
+
+      await first;
+      expect(await second).toEqual([expect.objectContaining({ id: b, erased: true })]);
+    });
+
     it('serialises read-then-write units on one person through the locking read', async () => {
       const tag = uniqueTag();
       await outside().people.insertMany([newPerson({ lastName: tag, firstName: '0' })]);

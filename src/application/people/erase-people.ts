@@ -1,6 +1,7 @@
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { isCalendarDate } from '../../domain/calendar-date';
 import { InvalidInput, NotFound } from '../../domain/errors';
+import { isVisible } from '../../domain/person';
 import type { Clock } from '../ports/clock';
 import type { PersonIdentity } from '../ports/person-repository';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
@@ -20,11 +21,16 @@ export type Eraser = Pick<Principal, 'accountId' | 'keyId'> | null;
  */
 export async function erasePeople(
   tx: Transaction,
-  people: PersonIdentity[],
+  candidates: PersonIdentity[],
   now: Date,
   by: Eraser = null,
-): Promise<void> {
-  if (people.length === 0) return;
+): Promise<PersonIdentity[]> {
+  if (candidates.length === 0) return [];
+  // Locked, and read again as committed: a concurrent erasure of the same person has ended (and
+  // is not told twice), an import writing them has committed (its values are erased too), and
+  // whatever comes later waits for this one (issue 46). Who became an admin meanwhile is kept.
+  const people = (await tx.people.lockIdentities(candidates.map((p) => p.id))).filter(isVisible);
+  if (people.length === 0) return [];
   const ids = people.map((p) => p.id);
   // The account first: an erased person holding credentials is a state the store refuses.
   for (const person of people) {
@@ -52,6 +58,7 @@ export async function erasePeople(
   await tx.changes.record(
     ids.map((id) => ({ type: 'person.erased', personId: id, fields: null, byKeyId: by?.keyId ?? null })),
   );
+  return people;
 }
 
 export interface ErasePersonInput {
@@ -81,7 +88,9 @@ export class ErasePerson {
 
   execute({ id, confirmAccount, principal }: ErasePersonInput): Promise<ErasePersonOutput> {
     return this.unitOfWork.run(async (tx) => {
-      const [person] = await tx.people.findIdentities({ ids: [id], memberNumbers: [], chatIds: [] });
+      // Locked: of two erasures of one person, the second waits, then finds them erased (404 over
+      // HTTP, one person.erased in the feed); an import writing them commits first, or waits.
+      const [person] = await tx.people.lockIdentities([id]);
       if (person === undefined) throw new NotFound(`no person has the id ${id}`);
       if (principal !== undefined && (person.role === 'admin' || person.erased)) {
         throw new NotFound(`no person has the id ${id}`);
@@ -136,7 +145,8 @@ export class EraseLeftMembers {
     }
     return this.unitOfWork.run(async (tx) => {
       const people = await tx.people.membersWhoLeftBefore(endedBefore);
-      if (!dryRun) await erasePeople(tx, people, this.clock.now());
+      // Who was erased since the reading is not erased (nor told) again.
+      if (!dryRun) return erasePeople(tx, people, this.clock.now());
       return people;
     });
   }

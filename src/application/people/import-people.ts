@@ -305,6 +305,8 @@ async function check(
   const { namedBy, chatIds, memberNumbers } = file;
   /** Records naming an admin or an erased person: they may only say what is already there. */
   const frozenRecords: Checked[] = [];
+  /** The members records will change, by id: the member_number that named them, null for an id. */
+  const writable = new Map<number, string | null>();
 
   const resolve = async (batch: Checked[]) => {
     // Into an empty directory nobody is found; asking would find the people written ahead.
@@ -366,6 +368,7 @@ async function check(
         frozenRecords.push(record);
         continue;
       }
+      writable.set(target.id, person.id === null ? (person.memberNumber ?? null) : null);
       if (person.role !== undefined && person.role !== target.role) {
         problem(index, `${where}: person ${target.id} is a ${target.role}; an import does not change roles`);
       }
@@ -420,6 +423,7 @@ async function check(
     await hand(batch);
   });
 
+  if (input.dryRun !== true) await lockWritable(tx, input, writable, file, problem);
   await checkFrozen(tx, frozenRecords, plan, problem);
   // Into an empty directory nothing is taken (and the people written ahead hold what they hold).
   if (ahead === null) await checkTaken(tx, input, file, problem);
@@ -430,6 +434,53 @@ async function check(
     throw new InvalidInput(problems.map((p) => p.message));
   }
   return plan;
+}
+
+/**
+ * Locks the members the import will write, in id order, until it ends (issue 46): they were read
+ * without a lock, and are written by id. An erasure committed since the reading is seen now, and
+ * fails the record naming that person as the reading would have (the import is all or nothing);
+ * one that comes later waits for the import, and erases what it wrote.
+ */
+async function lockWritable(
+  tx: Transaction,
+  input: ImportPeopleInput,
+  writable: Map<number, string | null>,
+  file: FileKeys,
+  problem: (index: number, message: string) => void,
+): Promise<void> {
+  const ids = [...writable.keys()].sort((a, b) => a - b);
+  const gone = new Map<number, PersonIdentity | undefined>();
+  for (let start = 0; start < ids.length; start += LOOKUP_BATCH_SIZE) {
+    const chunk = ids.slice(start, start + LOOKUP_BATCH_SIZE);
+    const locked = new Map((await tx.people.lockIdentities(chunk)).map((p) => [p.id, p]));
+    for (const id of chunk) {
+      const person = locked.get(id);
+      if (person === undefined || !isVisible(person)) gone.set(id, person);
+    }
+  }
+  if (gone.size === 0) return;
+  for (const [index, id] of file.plan.targets) {
+    if (!gone.has(id)) continue;
+    const where = file.namedBy.get(id) as string;
+    const person = gone.get(id);
+    const number = writable.get(id) ?? null;
+    if (input.membersOnly || person === undefined) {
+      problem(
+        index,
+        number === null
+          ? `${where}: id ${id} names no person in the directory`
+          : `${where}: member_number ${JSON.stringify(number)} names no person in the directory`,
+      );
+    } else {
+      problem(
+        index,
+        person.erased
+          ? `${where}: person ${id} was erased; an import does not change erased people`
+          : `${where}: person ${id} is an admin; an import does not change admins`,
+      );
+    }
+  }
 }
 
 /**
@@ -607,8 +658,7 @@ async function apply(
       else erased.push(person);
       await input.onChange?.({ kind: person.hasAccount ? 'keep' : 'erase', person });
     }
-    output.erased = erased.length;
-    if (writesHere) await erasePeople(tx, erased, now, actor);
+    output.erased = writesHere ? (await erasePeople(tx, erased, now, actor)).length : erased.length;
   }
   if (writesHere) {
     await tx.people.releaseIdentifiers(

@@ -145,6 +145,14 @@ export interface PersonRepository {
     chatIds: string[];
   }): Promise<PersonIdentity[]>;
   /**
+   * The people with these ids (admins and erased included; unknown ids are left out), by id
+   * ascending, each locked until the unit of work ends, in id order (so that units locking several
+   * people never wait for each other in a circle). What it answers is as committed when the lock
+   * was granted: a unit that erased or changed them meanwhile has ended, and one that comes later
+   * waits for this one. What a unit reads before writing people by id, when another may erase them.
+   */
+  lockIdentities(ids: number[]): Promise<PersonIdentity[]>;
+  /**
    * The members (neither admins nor erased) with an email whose case-folded value is one of
    * `emails`, or whose case-folded first and last names are one of `names` (both folded by
    * foldCase), by id ascending: who a person an import adds may already be.

@@ -145,6 +145,11 @@ export class InMemoryPersonRepository implements PersonRepository {
       .map(identity);
   }
 
+  /** Units run one after another here: nothing else can hold the people meanwhile. */
+  lockIdentities(ids: number[]): Promise<PersonIdentity[]> {
+    return this.findIdentities({ ids, memberNumbers: [], chatIds: [] });
+  }
+
   async membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
     const named = new Set(ids);
     return this.byId()

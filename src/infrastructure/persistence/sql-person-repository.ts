@@ -274,6 +274,12 @@ export class SqlPersonRepository implements PersonRepository {
     );
   }
 
+  lockIdentities(ids: number[]): Promise<PersonIdentity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    // Sorted below FOR UPDATE: rows are locked in the order they come out, by id.
+    return this.identities('p.id = ANY($1::int[])', [ids], 'FOR UPDATE OF p');
+  }
+
   membersOtherThan(ids: number[]): Promise<PersonIdentity[]> {
     return this.identities(`${visiblePersonSql('p')} AND NOT (p.id = ANY($1::int[]))`, [ids]);
   }
@@ -513,7 +519,7 @@ export class SqlPersonRepository implements PersonRepository {
     return known;
   }
 
-  private async identities(condition: string, params: unknown[]): Promise<PersonIdentity[]> {
+  private async identities(condition: string, params: unknown[], lock = ''): Promise<PersonIdentity[]> {
     return withDatabaseErrors(async () => {
       const rows: {
         id: number;
@@ -527,7 +533,7 @@ export class SqlPersonRepository implements PersonRepository {
       }[] = await this.manager.query(
         `SELECT p.id, p.role, p.erased_at IS NOT NULL AS erased, p.chat_id, p.member_number,
                 p.username IS NOT NULL AS has_account, p.first_name, p.last_name
-           FROM people p WHERE ${condition} ORDER BY p.id`,
+           FROM people p WHERE ${condition} ORDER BY p.id ${lock}`,
         params,
       );
       return rows.map((row) => ({
