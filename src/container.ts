@@ -50,7 +50,7 @@ import type { OperatorEvents } from './application/ports/operator-events';
 import { createLogger } from './infrastructure/observability/logger';
 import { LoggedOperatorEvents } from './infrastructure/observability/logged-operator-events';
 import { OperatorMetrics } from './infrastructure/observability/operator-metrics';
-import { SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
+import { BackgroundErasurePurge, SqlErasurePurge } from './infrastructure/persistence/sql-erasure-purge';
 import { HEAVY_REST_RATIO, RequestActivity } from './request-activity';
 
 /** Identifiers of what the composition root provides besides the ports. */
@@ -76,6 +76,8 @@ export const APP = {
   OperatorMetrics: Symbol.for('OperatorMetrics'),
   /** ReadinessCheck: what GET /readyz asks, the queries requests make, shared by concurrent probes. */
   Readiness: Symbol.for('Readiness'),
+  /** BackgroundErasurePurge: the purges after erasures made over HTTP, stopped at shutdown. */
+  BackgroundErasurePurge: Symbol.for('BackgroundErasurePurge'),
 } as const;
 
 /** The calendar turns at midnight in DIRECTORY_TIMEZONE; a minute late at most is soon enough. */
@@ -191,9 +193,19 @@ export function createContainer(
       pagePart,
     }),
   );
+  // Erasures over HTTP answer at their commit; what held the values is rewritten here meanwhile.
+  const purges = new BackgroundErasurePurge(database.dataSource, (error) =>
+    logger.warn(
+      { err: error },
+      'erased values not purged yet: the retention job tries again within the hour',
+    ),
+  );
+  container.bind<BackgroundErasurePurge>(APP.BackgroundErasurePurge).toConstantValue(purges);
   container
     .bind(TYPES.UnitOfWork)
-    .toConstantValue(new CachingUnitOfWork(new SqlUnitOfWork(database.dataSource), cache));
+    .toConstantValue(
+      new CachingUnitOfWork(new SqlUnitOfWork(database.dataSource, { background: purges }), cache),
+    );
   const keyEvents =
     database.kind === 'postgres' && config.databaseUrl !== null
       ? new KeyEventsListener(config.databaseUrl, cache, logger)
@@ -323,6 +335,7 @@ export async function startConnections(container: Container): Promise<void> {
  */
 export async function closeConnections(container: Container): Promise<void> {
   await container.get<WebhookRunner>(APP.WebhookRunner).stop();
+  await container.get<BackgroundErasurePurge>(APP.BackgroundErasurePurge).stop();
   await Promise.all([
     container.get<PgListener | null>(APP.WebhookListener)?.close(),
     ...container.get<RepeatingJob[]>(APP.Jobs).map((job) => job.stop()),

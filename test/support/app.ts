@@ -8,11 +8,12 @@ import type { PasswordHasher } from '../../src/application/ports/password-hasher
 import type { NewPerson, PersonRepository } from '../../src/application/ports/person-repository';
 import { TYPES } from '../../src/application/ports/tokens';
 import { type Config, loadConfig } from '../../src/config';
-import { type ContainerOverrides, createContainer } from '../../src/container';
+import { APP, type ContainerOverrides, createContainer } from '../../src/container';
 import type { Permission } from '../../src/domain/permission';
 import type { Role } from '../../src/domain/person';
 import { type AppOptions, createApp } from '../../src/http/app';
 import type { Database } from '../../src/infrastructure/persistence/database';
+import type { BackgroundErasurePurge } from '../../src/infrastructure/persistence/sql-erasure-purge';
 import { openTestDatabase, type TestDatabaseTarget } from './databases';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -141,7 +142,11 @@ export async function createTestApp(
     container,
     database,
     config,
-    close: () => (options.database === undefined ? database.close() : Promise.resolve()),
+    // A purge left in the background by an erasure over HTTP ends before its database does.
+    close: async () => {
+      await container.get<BackgroundErasurePurge>(APP.BackgroundErasurePurge).stop();
+      if (options.database === undefined) await database.close();
+    },
     createAccount,
     issueToken,
     async tokenWith(permissions = ['read', 'write']) {

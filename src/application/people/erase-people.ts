@@ -87,29 +87,35 @@ export class ErasePerson {
   ) {}
 
   execute({ id, confirmAccount, principal }: ErasePersonInput): Promise<ErasePersonOutput> {
-    return this.unitOfWork.run(async (tx) => {
-      // Locked: of two erasures of one person, the second waits, then finds them erased (404 over
-      // HTTP, one person.erased in the feed); an import writing them commits first, or waits.
-      const [person] = await tx.people.lockIdentities([id]);
-      if (person === undefined) throw new NotFound(`no person has the id ${id}`);
-      if (principal !== undefined && (person.role === 'admin' || person.erased)) {
-        throw new NotFound(`no person has the id ${id}`);
-      }
-      if (person.role === 'admin') {
-        throw new InvalidInput(
-          `person ${id} is an admin; admins are not erased (remove the account's rights instead)`,
-        );
-      }
-      if (person.erased) return { erased: false, username: null };
-      const account = person.hasAccount ? await tx.accounts.findByPersonId(id) : null;
-      if (account !== null && !confirmAccount) {
-        throw new InvalidInput(
-          `person ${id} holds the account "${account.username}", which erasing disables; give --yes to go ahead`,
-        );
-      }
-      await erasePeople(tx, [person], this.clock.now(), principal ?? null);
-      return { erased: true, username: account?.username ?? null };
-    });
+    // The API answers once the erasure has committed, and the rewrite of what held the values
+    // waits its turn behind other sessions; the command line returns once they are gone (SPEC §8).
+    const purge = principal === undefined ? 'before-return' : 'in-background';
+    return this.unitOfWork.run(
+      async (tx) => {
+        // Locked: of two erasures of one person, the second waits, then finds them erased (404 over
+        // HTTP, one person.erased in the feed); an import writing them commits first, or waits.
+        const [person] = await tx.people.lockIdentities([id]);
+        if (person === undefined) throw new NotFound(`no person has the id ${id}`);
+        if (principal !== undefined && (person.role === 'admin' || person.erased)) {
+          throw new NotFound(`no person has the id ${id}`);
+        }
+        if (person.role === 'admin') {
+          throw new InvalidInput(
+            `person ${id} is an admin; admins are not erased (remove the account's rights instead)`,
+          );
+        }
+        if (person.erased) return { erased: false, username: null };
+        const account = person.hasAccount ? await tx.accounts.findByPersonId(id) : null;
+        if (account !== null && !confirmAccount) {
+          throw new InvalidInput(
+            `person ${id} holds the account "${account.username}", which erasing disables; give --yes to go ahead`,
+          );
+        }
+        await erasePeople(tx, [person], this.clock.now(), principal ?? null);
+        return { erased: true, username: account?.username ?? null };
+      },
+      { purge },
+    );
   }
 }
 

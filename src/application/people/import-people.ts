@@ -146,14 +146,18 @@ export class ImportPeople {
   async execute(input: ImportPeopleInput): Promise<ImportPeopleOutput> {
     const spool = await this.spools.open<Checked>();
     try {
-      return await this.unitOfWork.run(async (tx) => {
-        const ahead =
-          input.dryRun !== true && (await tx.people.count()) === 0
-            ? new WriteAhead(tx, input, this.writeAheadAfter)
-            : null;
-        const plan = await check(tx, input, spool, ahead);
-        return apply(tx, input, plan, spool, this.clock.now(), ahead?.engaged === true);
-      });
+      return await this.unitOfWork.run(
+        async (tx) => {
+          const ahead =
+            input.dryRun !== true && (await tx.people.count()) === 0
+              ? new WriteAhead(tx, input, this.writeAheadAfter)
+              : null;
+          const plan = await check(tx, input, spool, ahead);
+          return apply(tx, input, plan, spool, this.clock.now(), ahead?.engaged === true);
+          // Over HTTP, the erasures of remove_missing are purged as DELETE /people/:id's are.
+        },
+        { purge: input.principal === undefined ? 'before-return' : 'in-background' },
+      );
     } finally {
       await spool.close();
     }

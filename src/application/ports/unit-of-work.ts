@@ -28,13 +28,24 @@ export interface PersonUpdate {
   change: NewChange;
 }
 
+export interface RunOptions {
+  /**
+   * When the work erased people: `before-return` (the default, the command line's promise of SPEC
+   * §8) resolves only once the store holds their erased values nowhere any more; `in-background`
+   * resolves at the commit and leaves that rewrite to the store's background, which waits its turn
+   * behind other sessions rather than hold anyone up (an HTTP answer tells what happened: erased).
+   */
+  purge?: 'before-return' | 'in-background';
+}
+
 export interface UnitOfWork {
   /**
    * Runs `work` in one transaction; commits when it resolves, rolls back when it throws. When the
    * work erased people (PersonRepository.erase), it resolves only once the store holds their
-   * erased values nowhere any more (SPEC §8: old row versions, index entries, statistics).
+   * erased values nowhere any more (SPEC §8: old row versions, index entries, statistics), unless
+   * `options.purge` says `in-background`.
    */
-  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  run<T>(work: (tx: Transaction) => Promise<T>, options?: RunOptions): Promise<T>;
   /**
    * Writes the update (a new version), its audit entries and its change together, all or nothing,
    * and commits them at once, on its own: not a step of `run`, and no transaction spans it and the

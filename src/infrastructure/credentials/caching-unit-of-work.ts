@@ -1,4 +1,4 @@
-import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, RunOptions, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { CachingAccountRepository } from './caching-account-repository';
 import { CachingApiKeyRepository } from './caching-api-key-repository';
@@ -36,15 +36,17 @@ export class CachingUnitOfWork implements UnitOfWork {
     private readonly cache: CredentialCache,
   ) {}
 
-  async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  async run<T>(work: (tx: Transaction) => Promise<T>, options?: RunOptions): Promise<T> {
     const pending = new PendingChanges();
     try {
-      return await this.inner.run((tx) =>
-        work({
-          ...tx,
-          keys: new CachingApiKeyRepository(tx.keys, null, pending),
-          accounts: new CachingAccountRepository(tx.accounts, pending),
-        }),
+      return await this.inner.run(
+        (tx) =>
+          work({
+            ...tx,
+            keys: new CachingApiKeyRepository(tx.keys, null, pending),
+            accounts: new CachingAccountRepository(tx.accounts, pending),
+          }),
+        options,
       );
     } finally {
       pending.applyTo(this.cache);

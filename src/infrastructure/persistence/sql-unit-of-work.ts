@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { PersonUpdate, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
+import type { PersonUpdate, RunOptions, Transaction, UnitOfWork } from '../../application/ports/unit-of-work';
 import type { Person } from '../../domain/person';
 import { withDatabaseErrors } from './database-errors';
-import { purgeErasedValues } from './sql-erasure-purge';
+import { type BackgroundErasurePurge, purgeErasedValues } from './sql-erasure-purge';
 import { PersonUpdateWriter } from './person-update-sql';
 import { createRepositories } from './repositories';
 
@@ -12,6 +12,8 @@ export interface SqlUnitOfWorkOptions {
    * never-skip test turns it off once to show that it then fails.
    */
   serialiseChanges?: boolean;
+  /** Where purges asked for `in-background` go; without one, every purge is waited for. */
+  background?: BackgroundErasurePurge;
 }
 
 export class SqlUnitOfWork implements UnitOfWork {
@@ -26,10 +28,11 @@ export class SqlUnitOfWork implements UnitOfWork {
 
   /**
    * Errors thrown by `work` come out unchanged; failures to begin or commit are translated. A unit
-   * that erased people returns once what held their values has been rewritten (SPEC §8): that
-   * cannot run inside a transaction, so it follows the commit (see sql-erasure-purge.ts).
+   * that erased people returns once what held their values has been rewritten (SPEC §8), or, asked
+   * to, hands that to the background: it cannot run inside a transaction, so it follows the commit
+   * (see sql-erasure-purge.ts).
    */
-  async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  async run<T>(work: (tx: Transaction) => Promise<T>, options: RunOptions = {}): Promise<T> {
     let erased = false;
     const result = await withDatabaseErrors(() =>
       this.dataSource.transaction(async (manager) => {
@@ -45,7 +48,10 @@ export class SqlUnitOfWork implements UnitOfWork {
         return value;
       }),
     );
-    if (erased) await withDatabaseErrors(() => purgeErasedValues(this.dataSource));
+    if (!erased) return result;
+    const background = this.options.background;
+    if (options.purge === 'in-background' && background !== undefined) background.request();
+    else await withDatabaseErrors(() => purgeErasedValues(this.dataSource));
     return result;
   }
 

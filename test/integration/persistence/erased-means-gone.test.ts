@@ -6,7 +6,7 @@ import { PruneChanges } from '../../../src/application/changes/prune-changes';
 import type { ErasurePurge } from '../../../src/application/ports/erasure-purge';
 import { TYPES } from '../../../src/application/ports/tokens';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
-import { createTestApp, type TestApp, uniqueName } from '../../support/app';
+import { createTestApp, newPerson, type TestApp, uniqueName } from '../../support/app';
 import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
 import { migratedSnapshot } from '../../support/pglite-snapshot';
 import { cli } from '../cli/cli-harness';
@@ -178,6 +178,59 @@ describe.each(testDatabases)('erased means gone on $name', (target) => {
     );
     expect(count).toBe(1);
   });
+
+  // PostgreSQL only: on PGlite another session's transaction holds the one session (the gate).
+  (target.url === null ? it.skip : it)(
+    'beside a session holding a snapshot, DELETE answers 200 at once and the purge waits its turn, holding no reader up',
+    async () => {
+      const tag = uniqueName('Snap').toLowerCase();
+      const [member, other] = await t.addPeople([
+        newPerson({
+          firstName: `Ada${tag}`,
+          contacts: [{ kind: 'email', value: `${tag}@example.org`, label: null }],
+        }),
+        newPerson({ firstName: `Grace${tag}` }),
+      ]);
+      const account = await t.createAccount({ permissions: ['read', 'manage'] });
+      const token = await t.issueToken(account.username, account.password);
+      const as = { Authorization: `Bearer ${token}` };
+      // A backup or a report, as `BEGIN ISOLATION LEVEL REPEATABLE READ` left open in psql: it
+      // holds a snapshot, and a lock on the people table it read, until it ends.
+      const session = t.database.dataSource.createQueryRunner();
+      await session.connect();
+      await session.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await session.query('SELECT count(*) FROM people');
+      const purged = async () =>
+        (
+          await t.database.dataSource.query('SELECT erasures = erasures_purged AS done FROM directory_meta')
+        )[0].done;
+      try {
+        const erased = await request(t.app).delete(`/people/${member}`).set(as);
+        expect([erased.status, erased.body]).toEqual([200, { erased: member }]);
+
+        // Meanwhile the purge waits without queueing for the table (every reader would queue
+        // behind it), and readers are answered.
+        for (let sample = 0; sample < 10; sample++) {
+          const waiting = await t.database.dataSource.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'people'::regclass AND NOT granted",
+          );
+          expect(waiting).toEqual([{ n: 0 }]);
+          expect((await request(t.app).get(`/people/${other}`).set(as)).status).toBe(200);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(await purged()).toBe(false);
+      } finally {
+        await session.query('COMMIT');
+        await session.release();
+      }
+      // Then it takes its turn, in the background.
+      for (let tries = 0; tries < 200 && !(await purged()); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await purged()).toBe(true);
+    },
+    30_000,
+  );
 
   it('the retention job finishes a purge that an erasure could not', async () => {
     // As if the process had stopped between an erasure's commit and its purge.

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { QueryRunner } from 'typeorm';
+import { APP } from '../../../src/container';
+import type { BackgroundErasurePurge } from '../../../src/infrastructure/persistence/sql-erasure-purge';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 import { cli } from '../cli/cli-harness';
@@ -35,6 +37,9 @@ describeOnPostgres('erasures racing imports and erasures on PostgreSQL', () => {
     await new Promise((resolve) => server.close(resolve));
     await t.close();
   });
+
+  // An erasure's purge from the test before runs in the background: its rewrites wait for locks too.
+  beforeEach(() => t.container.get<BackgroundErasurePurge>(APP.BackgroundErasurePurge).idle());
 
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   const query = (sql: string, params: unknown[] = []) => t.database.dataSource.query(sql, params);
