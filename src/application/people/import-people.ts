@@ -203,10 +203,20 @@ class WriteAhead {
     if (!this.engaged) {
       if (this.read < this.after) return;
       this.engaged = true;
-      await this.tx.people.beginBulkInsert(this.read);
+      if (setsIndexesAside(this.input)) await this.tx.people.beginBulkInsert(this.read);
     }
     for (const held of this.held.splice(0)) await writeAdded(this.tx, held, this.input.principal ?? null);
   }
+}
+
+/**
+ * Whether a large first import may have the store set its indexes aside (beginBulkInsert): only
+ * from the command line. The store then holds the tables whole until the import ends, and every
+ * reader waits; over HTTP other keys must go on being answered (SPEC §4, issue 46), and a body of
+ * 10 MiB is a few tens of thousands of people, which row by row costs seconds, not minutes.
+ */
+function setsIndexesAside(input: ImportPeopleInput): boolean {
+  return input.principal === undefined;
 }
 
 /** A record added ahead, as it is told once the check has passed: where it is and the names. */
@@ -673,7 +683,7 @@ async function apply(
 
   let done = 0;
   input.onProgress?.(0, plan.total);
-  if (writesHere) await tx.people.beginBulkInsert(plan.total - plan.targets.size);
+  if (writesHere && setsIndexesAside(input)) await tx.people.beginBulkInsert(plan.total - plan.targets.size);
   const flush = async (batch: Checked[]) => {
     const targets = batch.flatMap(({ index }) => {
       const id = plan.targets.get(index);
