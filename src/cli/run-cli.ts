@@ -100,10 +100,10 @@ function report(error: unknown, io: CliIo): number {
   } else if (error instanceof Unavailable || isDatabaseUnavailable(error)) {
     say(`error: the database cannot be reached; check DATABASE_URL (or DATA_DIR) and that the server is up`);
   } else if (error instanceof DomainError) {
-    if (error.messages.length === 1) say(`error: ${error.messages[0]}`);
+    if (error.total === 1) say(`error: ${error.messages[0]}`);
     else {
-      say(`error: ${error.messages.length} problems; nothing was changed`);
-      sayDetails(error.messages, say);
+      say(`error: ${error.total} problems; nothing was changed`);
+      sayDetails(error.messages, say, error.total);
     }
   } else if (error instanceof ConfigError) {
     say(`error: ${error.message}`);
@@ -118,7 +118,9 @@ function report(error: unknown, io: CliIo): number {
   return EXIT_FAILURE;
 }
 
-function sayDetails(details: string[], say: (line: string) => void): void {
-  for (const detail of details.slice(0, MAX_DETAILS)) say(`  ${detail}`);
-  if (details.length > MAX_DETAILS) say(`  ... and ${details.length - MAX_DETAILS} more`);
+/** `total`: how many details there were, when only the first were kept. */
+function sayDetails(details: string[], say: (line: string) => void, total = details.length): void {
+  const shown = details.slice(0, MAX_DETAILS);
+  for (const detail of shown) say(`  ${detail}`);
+  if (total > shown.length) say(`  ... and ${total - shown.length} more`);
 }

@@ -4,11 +4,14 @@
  */
 export abstract class DomainError extends Error {
   readonly messages: string[];
+  /** How many problems there were: more than `messages` when only the first were kept. */
+  readonly total: number;
 
-  constructor(messages: string | string[]) {
+  constructor(messages: string | string[], total?: number) {
     const list = Array.isArray(messages) ? messages : [messages];
     super(list.join('; '));
     this.messages = list;
+    this.total = Math.max(total ?? list.length, list.length);
     this.name = new.target.name;
   }
 }

@@ -78,7 +78,7 @@ function answerFor(error: unknown): Answer | null {
     return { status: 503, messages: ['the database is unavailable; try again'] };
   if (error instanceof DomainError) {
     const status = domainStatus(error);
-    return status === null ? null : { status, messages: error.messages };
+    return status === null ? null : { status, messages: errorMessages(error.messages, error.total) };
   }
   if (error !== null && typeof error === 'object' && 'type' in error) return bodyParserAnswer(error);
   // The router refuses a path parameter that is not valid percent-encoding.

@@ -1,5 +1,4 @@
 import type { NewAuditEntry } from '../../domain/audit-entry';
-import { InvalidInput } from '../../domain/errors';
 import { isVisible, type Person } from '../../domain/person';
 import { foldCase } from '../../domain/text';
 import type { Principal } from '../principal';
@@ -9,6 +8,7 @@ import type { NewPerson, PersonIdentity, PersonReplacement } from '../ports/pers
 import type { Spool, Spools } from '../ports/spool';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import { erasePeople } from './erase-people';
+import { ImportProblems } from './import-problems';
 import { diffPerson, type FieldChange, type WantedPerson } from './person-diff';
 
 /**
@@ -100,11 +100,6 @@ export interface ImportPeopleOutput {
 // their children stays a few megabytes.
 const BATCH_SIZE = 1000;
 const LOOKUP_BATCH_SIZE = 5000;
-
-interface Problem {
-  index: number;
-  message: string;
-}
 
 interface Lookalike {
   personId: number;
@@ -298,8 +293,8 @@ async function check(
   spool: Spool<Checked>,
   ahead: WriteAhead | null,
 ): Promise<Plan> {
-  const problems: Problem[] = [];
-  const problem = (index: number, message: string) => problems.push({ index, message });
+  const problems = new ImportProblems();
+  const problem = (index: number, message: string) => problems.add(index, message);
   const plan: Plan = {
     total: 0,
     targets: new Map(),
@@ -396,7 +391,7 @@ async function check(
       }
     }
     if (ahead === null) await findLookalikes(tx, adds, plan);
-    else await ahead.take(adds, problems.length === 0);
+    else await ahead.take(adds, problems.count === 0);
   };
 
   // `resolve` touches only what the reading below does not (namedBy, the plan's targets).
@@ -427,7 +422,7 @@ async function check(
       }
       // Kept as checked: the writing reads these, never the file again. Once the people are
       // written ahead, it only tells what was added: their names are all it needs.
-      if (problems.length === 0) await spool.add(ahead?.engaged === true ? namesOnly(record) : record);
+      if (problems.count === 0) await spool.add(ahead?.engaged === true ? namesOnly(record) : record);
       batch.push(record);
       if (batch.length >= BATCH_SIZE) {
         await hand(batch);
@@ -442,11 +437,7 @@ async function check(
   // Into an empty directory nothing is taken (and the people written ahead hold what they hold).
   if (ahead === null) await checkTaken(tx, input, file, problem);
 
-  if (problems.length > 0) {
-    // Stable: a record's problems stay in the order they were found.
-    problems.sort((a, b) => a.index - b.index);
-    throw new InvalidInput(problems.map((p) => p.message));
-  }
+  if (problems.count > 0) throw problems.toError();
   return plan;
 }
 
