@@ -140,7 +140,7 @@ class Turns {
       }
       if (Date.now() + pause > this.deadline) {
         throw new PurgeNotDone(
-          `could not rewrite ${table ?? 'the statistics'} to purge erased values: other sessions hold it; the retention job tries again within the hour`,
+          `the erasure is done, but ${table ?? 'the statistics'} could not be rewritten yet to purge the erased values (other sessions hold it): the service's retention job tries again within the hour`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, pause));

@@ -180,6 +180,27 @@ describeOnPostgres('erasures racing imports and erasures on PostgreSQL', () => {
     expect(await changesOf(id)).toEqual(['person.updated', 'person.erased']);
   });
 
+  it('a PATCH that waited for the erasure answers 404 and writes nothing (it writes at the version it read)', async () => {
+    const { id, tag } = await addMember();
+    const writer = await t.tokenWith(['read', 'write']);
+    const hold = await holdPerson(id);
+    const erasing = start(erase(id));
+    await waitingForLocks(1);
+    const patching = start(
+      request(server)
+        .patch(`/people/${id}`)
+        .set(as(writer))
+        .send({ 'person[first_name]': `Back${tag}` }),
+    );
+    await waitingForLocks(2);
+    await hold.release();
+
+    expect((await erasing).status).toBe(200);
+    expect((await patching).status).toBe(404);
+    await expectErased(id, tag);
+    expect(await changesOf(id)).toEqual(['person.erased']);
+  });
+
   it('of two erasures of one person over HTTP, the second answers 404 and the feed tells one person.erased', async () => {
     const { id, tag } = await addMember();
     const hold = await holdPerson(id);
