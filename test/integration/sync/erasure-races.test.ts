@@ -224,6 +224,27 @@ describeOnPostgres('erasures racing imports and erasures on PostgreSQL', () => {
     expect(erasures).toEqual([{ n: 1 }]);
   });
 
+  it('retention racing DELETE /people/:id erases the person once, and does not list them as its own', async () => {
+    const tag = uniqueName('left');
+    const id = await t.addPerson({
+      firstName: `Left${tag}`,
+      memberships: [{ club: 'Race Club', kind: 'full', startDate: '1999-01-01', endDate: '2000-06-30' }],
+    });
+    const hold = await holdPerson(id);
+    const overHttp = start(erase(id, 0));
+    await waitingForLocks(1);
+    const retention = cli(t.database, ['people', 'erase', '--ended-before', '2001-01-01'], {
+      container: t.container,
+    });
+    await waitingForLocks(2);
+    await hold.release();
+
+    expect((await overHttp).status).toBe(200);
+    const tool = await retention;
+    expect([tool.code, tool.stdout]).toEqual([0, 'erased 0 members who left before 2001-01-01\n']);
+    expect(await changesOf(id)).toEqual(['person.erased']);
+  });
+
   it('people erase racing DELETE /people/:id: the later one finds the person erased, and the feed tells it once', async () => {
     const { id } = await addMember();
     const hold = await holdPerson(id);
