@@ -149,8 +149,8 @@ export class ImportPeople {
               : null;
           const plan = await check(tx, input, spool, ahead);
           return apply(tx, input, plan, spool, this.clock.now(), ahead?.engaged === true);
-          // Over HTTP, the erasures of remove_missing are purged as DELETE /people/:id's are.
         },
+        // Over HTTP, the erasures of remove_missing are purged as DELETE /people/:id's are.
         { purge: input.principal === undefined ? 'before-return' : 'in-background' },
       );
     } finally {

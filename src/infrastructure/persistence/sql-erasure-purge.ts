@@ -41,8 +41,8 @@ export interface PurgePace {
   stopped?: () => boolean;
 }
 
-export const WAITED_FOR: PurgePace = { forMs: 12_500, longestPauseMs: 1000, waitForSnapshots: false };
-export const IN_BACKGROUND: PurgePace = { forMs: 10 * 60_000, longestPauseMs: 5000, waitForSnapshots: true };
+const WAITED_FOR: PurgePace = { forMs: 12_500, longestPauseMs: 1000, waitForSnapshots: false };
+const IN_BACKGROUND: PurgePace = { forMs: 10 * 60_000, longestPauseMs: 5000, waitForSnapshots: true };
 /** The hourly job: patient too, for a minute; the next run tries again. */
 const CATCHING_UP: PurgePace = { forMs: 60_000, longestPauseMs: 5000, waitForSnapshots: true };
 
