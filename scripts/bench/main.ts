@@ -47,7 +47,13 @@ function basic(account: BenchAccount): string {
 
 /** The benchmark's reader account and enough storm accounts that none reaches 100 active keys. */
 function accountsFor(options: BenchOptions): { reader: BenchAccount; storm: BenchAccount[] } {
-  const reader = { username: 'bench', password: PASSWORD, permissions: ['read', 'write'], admin: true };
+  // manage: for the import loop (import_lookups); granted only by name.
+  const reader = {
+    username: 'bench',
+    password: PASSWORD,
+    permissions: ['read', 'write', 'manage'],
+    admin: true,
+  };
   const stormCount = Math.ceil((options.seconds * KEYS_PER_SECOND_BOUND) / KEYS_PER_ACCOUNT) + 1;
   const storm = Array.from({ length: stormCount }, (_, i) => ({
     username: `bench-storm-${i + 1}`,
@@ -262,6 +268,7 @@ async function postgresRun(
       server: service,
       token,
       streamToken: () => issueToken(service.url, accounts.reader),
+      importToken: () => issueToken(service.url, accounts.reader),
       ids: await walkIds(service.url, token),
       databaseUrl: database.url,
       stormAuthorizations,
@@ -378,6 +385,7 @@ async function pgliteRun(
       server: service,
       token,
       streamToken: () => issueToken(url, accounts.reader),
+      importToken: () => issueToken(url, accounts.reader),
       ids: await walkIds(service.url, token),
       stormAuthorizations,
     };

@@ -274,6 +274,28 @@ function pageLoopsRow(service: Figures, baseline: Figures | undefined): Row {
   };
 }
 
+function importLookupsRow(service: Figures): Row {
+  if (service.kind !== 'import-lookups') throw new Error('import_lookups: unexpected figures');
+  const f = service.importLookups;
+  const ratio = f.during.p99Ms / f.quiet.p99Ms;
+  const imports =
+    f.imports.fastestSeconds === null
+      ? `no import answered, ${f.imports.failed} failed`
+      : `${f.imports.imports} imports of ${f.imports.people} people (${f.imports.fastestSeconds.toFixed(1)}–${(f.imports.slowestSeconds ?? 0).toFixed(1)} s each), ${f.imports.failed} failed`;
+  return {
+    scenario: SCENARIO_TITLES.import_lookups,
+    service:
+      `quiet p50 ${f.quiet.p50Ms} ms, p99 ${f.quiet.p99Ms} ms; during imports: p50 ${f.during.p50Ms} ms, ` +
+      `p99 ${f.during.p99Ms} ms (×${ratio.toFixed(2)}), ${f.during.requests} lookups; ${imports}`,
+    baseline: '',
+    ratio,
+    p99Ratio: null,
+    target: 'p99 ≤ 3 × quiet p99',
+    // The imports must really have run, and every lookup answered.
+    result: verdict(ratio <= 3, clean(f.quiet, f.during) && f.during.requests > 0 && f.imports.imports > 0),
+  };
+}
+
 function feedRow(service: Figures): Row {
   if (service.kind !== 'feed') throw new Error('changes_feed: unexpected figures');
   const f = service.feed;
@@ -362,6 +384,7 @@ export function rowsOf(run: RunResult, reference?: RunResult): Row[] {
     else if (name === 'keys_storm') rows.push(stormRow(figures.service, figures.baseline));
     else if (name === 'slow_streams') rows.push(slowStreamsRow(figures.service, figures.baseline));
     else if (name === 'page_loops') rows.push(pageLoopsRow(figures.service, figures.baseline));
+    else if (name === 'import_lookups') rows.push(importLookupsRow(figures.service));
     else if (name === 'changes_feed') rows.push(feedRow(figures.service));
     else
       rows.push(

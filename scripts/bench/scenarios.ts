@@ -5,6 +5,7 @@ import { type FullListFigures, measureFullList } from './measure-full-list';
 import { type FeedFigures, followFeed } from './follow-feed';
 import type { ServerProcess } from './processes';
 import { type PageKind, type PageLoopFigures, startPageLoops } from './page-loops';
+import { IMPORT_LOOP_PEOPLE, type ImportLoopFigures, startImportLoop } from './import-loop';
 import { type SlowStreamFigures, startSlowStreams } from './slow-streams';
 
 /** A server under test with what the scenarios need to address it. */
@@ -23,6 +24,8 @@ export interface Target {
   databaseUrl?: string;
   /** `Basic ...` headers of accounts that may issue keys, for the POST /keys storm. */
   stormAuthorizations: string[];
+  /** A key with the manage permission, for the import loop; absent where there is no POST /imports. */
+  importToken?: () => Promise<string>;
   /** Writes changes for the change feed scenario; absent where the scenario cannot run. */
   writeChanges?: (count: number) => Promise<void>;
 }
@@ -61,12 +64,19 @@ export interface SlowStreamsScenarioFigures {
   streams: SlowStreamFigures;
 }
 
+export interface ImportLookupsScenarioFigures {
+  quiet: LoadFigures;
+  during: LoadFigures;
+  imports: ImportLoopFigures;
+}
+
 export type Figures =
   | { kind: 'load'; load: LoadFigures; cold?: LoadFigures }
   | { kind: 'full-list'; fullList: FullListFigures }
   | { kind: 'storm'; storm: StormFigures }
   | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures }
   | { kind: 'page-loops'; pageLoops: PageLoopsScenarioFigures }
+  | { kind: 'import-lookups'; importLookups: ImportLookupsScenarioFigures }
   | { kind: 'feed'; feed: FeedFigures };
 
 /** Changes the feed scenario follows (the target: 20,000 a second read). */
@@ -91,6 +101,7 @@ export const SCENARIO_NAMES = [
   'keys_storm',
   'slow_streams',
   'page_loops',
+  'import_lookups',
   'patch',
   'changes_feed',
 ] as const;
@@ -108,6 +119,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   keys_storm: 'chat_id lookups during POST /keys storms',
   slow_streams: `chat_id lookups during ${SLOW_STREAM_CLIENTS} slow unpaged streams of one key`,
   page_loops: `another key's chat_id lookups (${PAGE_LOOKUP_CONNECTIONS} connections) during ${PAGE_LOOPS} loops of pages of 1000 of one key`,
+  import_lookups: `another key's chat_id lookups (${PAGE_LOOKUP_CONNECTIONS} connections) during POST /imports of ${IMPORT_LOOP_PEOPLE.toLocaleString('en')} changed people, again and again`,
   patch: 'PATCH /people/:id',
   changes_feed: 'GET /changes, following 100,000 changes, pages of 1000',
 };
@@ -149,6 +161,7 @@ export function requestsOf(name: ScenarioName, target: Target, probes: Probes, s
     case 'keys_storm':
     case 'slow_streams':
     case 'page_loops':
+    case 'import_lookups':
       return drawing(probes.chatIds, seed, byChatId(''));
     case 'chat_id_limit':
       return drawing(probes.chatIds, seed, byChatId('&limit=1'));
@@ -321,6 +334,35 @@ async function pageLoops(target: Target, settings: ScenarioSettings): Promise<Pa
   };
 }
 
+/**
+ * Another key's chat_id lookups, a few at a time, alone; then while one `manage` key imports
+ * again and again, each import updating IMPORT_LOOP_PEOPLE people (issue 46: an import must not
+ * hold every other key up). On PGlite an import holds the one session until it commits
+ * (docs/decisions.md, "Fair sharing between keys"): the figure shows what that costs.
+ */
+async function importLookups(
+  target: Target,
+  settings: ScenarioSettings,
+): Promise<ImportLookupsScenarioFigures> {
+  if (target.importToken === undefined) throw new Error(`${target.label} has no POST /imports`);
+  const importToken = await target.importToken();
+  // A key's first use records last_used_at: a write, done before measuring.
+  await fetch(`${target.server.url}/people?limit=1`, { headers: { Authorization: `Bearer ${importToken}` } });
+  const lookups = (seed: number, phase: Phase = 'measure') =>
+    throughput('import_lookups', target, { ...settings, connections: PAGE_LOOKUP_CONNECTIONS }, phase, seed);
+  if (settings.warmupSeconds > 0) await lookups(1041, 'warm-up');
+  const quiet = await lookups(41);
+  const loop = startImportLoop(target.server.url, importToken, target.ids);
+  try {
+    // Under way before the lookups start: the first import is being read and checked.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const during = await lookups(42);
+    return { quiet, during, imports: await loop.stop() };
+  } finally {
+    await loop.stop();
+  }
+}
+
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
 export function isThroughput(name: ScenarioName): boolean {
   return (
@@ -328,13 +370,14 @@ export function isThroughput(name: ScenarioName): boolean {
     name !== 'keys_storm' &&
     name !== 'slow_streams' &&
     name !== 'page_loops' &&
+    name !== 'import_lookups' &&
     name !== 'changes_feed'
   );
 }
 
 /** Scenarios the baseline has nothing to compare with. */
 export function isServiceOnly(name: ScenarioName): boolean {
-  return name === 'changes_feed' || name === 'page_loops';
+  return name === 'changes_feed' || name === 'page_loops' || name === 'import_lookups';
 }
 
 /** The scenario on one target, for those that are not throughput rounds. */
@@ -363,5 +406,7 @@ export async function runScenario(
   if (name === 'slow_streams')
     return { kind: 'slow-streams', slowStreams: await slowStreams(target, settings) };
   if (name === 'page_loops') return { kind: 'page-loops', pageLoops: await pageLoops(target, settings) };
+  if (name === 'import_lookups')
+    return { kind: 'import-lookups', importLookups: await importLookups(target, settings) };
   throw new Error(`${name} runs in throughput rounds`);
 }
