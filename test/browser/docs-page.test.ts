@@ -1,3 +1,4 @@
+import { VERSION } from '../../src/version';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -203,7 +204,7 @@ if (!hasChromium) {
 
     const probe = await run('Service', 'liveness');
     expectShown(probe, '200');
-    expect(json(probe)).toEqual({ status: 'ok' });
+    expect(json(probe)).toEqual({ status: 'ok', version: VERSION });
 
     // Each kind of input the document gives an operation was tried above: credentials of each
     // scheme or none, each place of parameter, each type of body. That every operation can be

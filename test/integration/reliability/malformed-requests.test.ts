@@ -1,3 +1,4 @@
+import { VERSION } from '../../../src/version';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { answerMalformedRequests } from '../../../src/http/malformed-requests';
@@ -80,12 +81,12 @@ describe.each(testDatabases)('requests that are not valid HTTP, on $name', (targ
       'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n{"stray": 1}',
     );
     expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok', version: VERSION });
   });
 
   it('still answers well-formed requests on new connections afterwards', async () => {
     const answer = await sendRaw(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok', version: VERSION });
   });
 });
