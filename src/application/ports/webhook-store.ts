@@ -111,27 +111,33 @@ export type DeliveryOutcome =
   | { status: 'delivered' }
   | { status: 'pending'; nextAttemptAt: Date; countsAsFailure: boolean }
   /**
-   * Given up: 410, or three days of failures. With a reason the subscription is disabled too, and
-   * its other pending deliveries marked failed.
+   * Given up: 410, or three days of failures. With a reason the subscription is disabled too:
+   * then a change never delivered stays pending, as does every change waiting for it, until it is
+   * enabled again (SPEC §7: nothing is skipped, disabled or not).
    */
   | { status: 'failed'; disableSubscription: string | null };
 
-/** How far behind a subscription is: the changes it has not been sent with success yet. */
+/**
+ * What waits for a subscription, disabled or not: the changes not yet delivered to it. Nothing of
+ * it is dropped while the subscription is disabled; `enableSubscription` sends it.
+ */
 export interface WebhookBacklog {
   subscriptionId: number;
   disabled: boolean;
-  /** Deliveries waiting for a retry, and changes past its cursor that it takes. */
+  /** Deliveries whose change never reached the receiver, and changes past its cursor that it takes. */
   changes: number;
   /** The changes past its cursor were counted up to a limit: `changes` is a lower bound. */
   orMore: boolean;
   /** When the oldest of them was made; null when there is none. */
   oldestAt: Date | null;
+  /** The seq of the oldest of them; null when there is none. */
+  oldestSeq: number | null;
 }
 
 /** What re-enabling a subscription did. */
 export interface EnabledSubscription {
   subscription: WebhookSubscription;
-  /** Deliveries that had failed since its last success, queued again with a fresh three days. */
+  /** Its pending deliveries (what waited while it was disabled), due now with a fresh three days. */
   requeued: number;
   /**
    * Changes past its cursor that retention removed before they could be sent: the receiver must
@@ -155,17 +161,20 @@ export interface WebhookStore {
   ): Promise<WebhookDelivery[]>;
   findDelivery(id: number): Promise<WebhookDelivery | null>;
   /**
-   * Sends to a disabled subscription again, keeping its id, secret and cursor: the changes past its
-   * cursor are sent as usual, and its deliveries that failed since its last success are made
-   * pending and due at `now`, with a fresh three days. Null when there is no such subscription;
-   * `requeued` 0 and nothing changed when it was not disabled.
+   * Sends to a disabled subscription again, keeping its id, secret and cursor: its pending
+   * deliveries (what waited) are made due at `now` with a fresh three days and go first, oldest
+   * first; then the changes past its cursor follow as usual. Null when there is no such
+   * subscription; `requeued` 0 and nothing changed when it was not disabled.
    */
   enableSubscription(id: number, now: Date): Promise<EnabledSubscription | null>;
   /** Every secret that signs for the subscription at `now`; null when there is no such subscription. */
   signingSecrets(id: number, now: Date): Promise<string[] | null>;
   /** How far behind each subscription is, disabled ones included, by id. */
   backlog(): Promise<WebhookBacklog[]>;
-  /** Makes the delivery pending and due at `now`, with a fresh three days of retries. */
+  /**
+   * Makes the delivery pending and due at `now`, with a fresh three days of retries; the
+   * subscription's cursor and its other deliveries are left as they are.
+   */
   redeliver(id: number, now: Date): Promise<void>;
   /**
    * Removes the deliveries that are over (delivered or failed) and were created, or last
@@ -176,7 +185,8 @@ export interface WebhookStore {
 
   /**
    * Leases up to `limit` enabled subscriptions that are behind the change log (none leased by
-   * another instance, which are skipped, never waited for) until `leaseUntil`, each with the
+   * another instance, which are skipped, never waited for; none with deliveries due that have not
+   * failed since they were queued, which go first) until `leaseUntil`, each with the
    * changes after its cursor that it is sent (at most `windowLimit` read past it). Reads nothing
    * of the change log when no subscription is behind.
    */

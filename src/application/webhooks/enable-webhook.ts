@@ -7,20 +7,21 @@ export interface EnabledWebhook {
   subscription: WebhookSubscription;
   /** False when it was not disabled: nothing was changed. */
   wasDisabled: boolean;
-  /** Deliveries that had failed since its last success, sent again with a fresh three days. */
+  /** Deliveries that waited while it was disabled, sent again with a fresh three days. */
   requeued: number;
   /** Changes it missed that retention removed before they could be sent. */
   changesLost: boolean;
-  /** What it is to be sent now, the requeued deliveries included. */
+  /** What waits for it now, oldest first: the requeued deliveries, then the changes past its cursor. */
   behind: Behind;
 }
 
 /**
- * Sends to a disabled subscription again, with its id and secret, from where it stopped: the
- * changes committed while it was disabled are delivered (those retention still keeps), and so are
- * the deliveries that failed since it last succeeded, each with a fresh three days of retries. A
- * receiver that would rather skip them catches up from GET /changes instead: remove the
- * subscription and add it again. docs/decisions.md, "Enabling a webhook subscription again".
+ * Sends to a disabled subscription again, with its id and secret, from where it stopped: every
+ * change that waited for it is delivered, oldest first (the deliveries pending when it was
+ * disabled, each with a fresh three days of retries, then the changes committed since, those
+ * retention still keeps), and it follows on. A receiver that would rather skip them catches up
+ * from GET /changes instead: remove the subscription and add it again. docs/decisions.md,
+ * "Webhooks".
  */
 export class EnableWebhook {
   constructor(

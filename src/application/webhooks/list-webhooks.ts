@@ -1,18 +1,23 @@
 import type { WebhookBacklog, WebhookStore, WebhookSubscription } from '../ports/webhook-store';
 
-/** How far behind a subscription is: the changes not yet delivered to it, and when the oldest was made. */
-export type Behind = Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt'>;
+/** What waits for a subscription: the changes not yet delivered to it, and the oldest's time and seq. */
+export type Behind = Pick<WebhookBacklog, 'changes' | 'orMore' | 'oldestAt' | 'oldestSeq'>;
 
 export interface ListedWebhook extends WebhookSubscription {
   behind: Behind;
 }
 
-/** A subscription's row of the backlog as how far behind it is; none means nothing to send. */
+/** A subscription's row of the backlog as what waits for it; none means nothing waits. */
 export function behindOf(row: WebhookBacklog | undefined): Behind {
-  return { changes: row?.changes ?? 0, orMore: row?.orMore ?? false, oldestAt: row?.oldestAt ?? null };
+  return {
+    changes: row?.changes ?? 0,
+    orMore: row?.orMore ?? false,
+    oldestAt: row?.oldestAt ?? null,
+    oldestSeq: row?.oldestSeq ?? null,
+  };
 }
 
-/** Every subscription, oldest first, with how far behind it is; never a secret. */
+/** Every subscription, oldest first, with what waits for it (disabled or not); never a secret. */
 export class ListWebhooks {
   constructor(private readonly store: WebhookStore) {}
 

@@ -4,7 +4,9 @@ import { Conflict, NotFound } from '../../domain/errors';
 
 /**
  * Sends a delivery again, as soon as a running service can: with the same webhook-id (receivers
- * that already have it can tell), a fresh three days of retries, delivered or not before.
+ * that already have it can tell), a fresh three days of retries, delivered or not before. Only
+ * that one: the subscription's cursor and its other deliveries stay as they are, whatever comes of
+ * it (a 410 to it disables the subscription, and what waits for it still waits).
  */
 export class RedeliverWebhook {
   constructor(

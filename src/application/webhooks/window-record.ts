@@ -4,7 +4,8 @@ import { countsAsFailure, failingMark } from './failing-mark';
 /**
  * What a window's results do to its subscription, as the outcome writer does for retries: the
  * failing mark follows the attempts (failingMark), and a result that gives up with a reason
- * disables the subscription, whereupon nothing of the window is left pending.
+ * disables the subscription. Its change was never delivered, so it waits, pending, with the rest
+ * of the window, for `webhooks enable` (SPEC §7: nothing is skipped, disabled or not).
  */
 export function windowRecord(results: WindowResult[]): WindowRecord {
   const attempted = results
@@ -31,8 +32,15 @@ export function windowRecord(results: WindowResult[]): WindowRecord {
       disable === null
         ? results
         : results.map((r) =>
-            r.outcome.status === 'pending'
-              ? { ...r, outcome: { status: 'failed' as const, disableSubscription: null } }
+            r.outcome.status === 'failed'
+              ? {
+                  ...r,
+                  outcome: {
+                    status: 'pending' as const,
+                    nextAttemptAt: r.attempt?.at ?? disable.at,
+                    countsAsFailure: true,
+                  },
+                }
               : r,
           ),
     succeeded,

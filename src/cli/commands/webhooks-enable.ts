@@ -7,10 +7,11 @@ export const webhooksEnable = defineIdCommand({
   path: ['webhooks', 'enable'],
   summary: 'send to a disabled subscription again, from where it stopped',
   description: [
-    'Enables the webhook subscription ID again (disabled after a 410 Gone or 3 days without',
-    'success), with the same id and secret. It resumes from where it stopped: the changes made',
-    'while it was disabled are delivered, and so are its deliveries that failed since its last',
-    'success, each with a fresh 3 days of retries. Try the receiver first with: webhooks ping ID',
+    'Enables the webhook subscription ID again (disabled after a 410 Gone, 3 days without',
+    'success, or a restore), with the same id and secret. It resumes from where it stopped: every',
+    'change that waited for it is delivered, oldest first (those pending when it was disabled,',
+    'each with a fresh 3 days of retries, then those made since), and it follows on. Try the',
+    'receiver first with: webhooks ping ID',
   ].join('\n'),
   async run({ io, container }, subscriptionId) {
     const enabled = await container.get(EnableWebhook).execute({ id: subscriptionId });
@@ -19,8 +20,13 @@ export const webhooksEnable = defineIdCommand({
       return;
     }
     printLine(io.stdout, `subscription ${subscriptionId} enabled`);
-    printLine(io.stdout, `failed deliveries sent again: ${enabled.requeued}`);
-    printLine(io.stdout, `behind by: ${formatBehind(enabled.behind, new Date())}`);
+    const { behind } = enabled;
+    printLine(
+      io.stdout,
+      behind.oldestSeq === null
+        ? 'nothing waited for it: it follows on from the next change'
+        : `sending what waited, oldest first, from seq ${behind.oldestSeq}: ${formatBehind(behind, new Date())}`,
+    );
     if (enabled.changesLost) {
       printLine(
         io.stderr,

@@ -64,16 +64,16 @@ export class OperatorMetrics {
       });
     const oldest = perSubscription(
       'webhook_oldest_undelivered_age_seconds',
-      'age of the oldest change not yet delivered to it (waiting for a retry, or not yet sent); 0 when ' +
+      'age of the oldest change not yet delivered to it (waiting for a retry, not yet sent, or kept while it is disabled); 0 when ' +
         'it is up to date.',
     );
     const undelivered = perSubscription(
       'webhook_undelivered_changes',
-      'changes not yet delivered to it (waiting for a retry, or not yet sent).',
+      'changes not yet delivered to it (waiting for a retry, not yet sent, or kept while it is disabled).',
     );
     const disabled = perSubscription(
       'webhook_subscription_disabled',
-      '1 when it is disabled (410 Gone, or 3 days without success) until `webhooks enable`.',
+      '1 when it is disabled (410 Gone, 3 days without success, or a restore) until `webhooks enable`.',
     );
     // The three are read together, in one query, by whichever of them the scrape collects first.
     let reading: Promise<void> | null = null;

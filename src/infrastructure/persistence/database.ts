@@ -24,6 +24,7 @@ import { ErasedAccounts1767916800000 } from './migrations/1767916800000-erased-a
 import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-notices';
 import { NameSearchStatistics1768089600000 } from './migrations/1768089600000-name-search-statistics';
 import { NameIndexPendingLists1768176000000 } from './migrations/1768176000000-name-index-pending-lists';
+import { WebhooksKeepWaiting1768262400000 } from './migrations/1768262400000-webhooks-keep-waiting';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -77,6 +78,7 @@ export const MIGRATIONS = [
   RenewalNotices1768003200000,
   NameSearchStatistics1768089600000,
   NameIndexPendingLists1768176000000,
+  WebhooksKeepWaiting1768262400000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */

@@ -1,4 +1,3 @@
-import { hiddenChangeSql } from '../../application/changes/change-view';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChangeType } from '../../application/ports/change-log';
 import type {
@@ -17,9 +16,12 @@ import type {
 } from '../../application/ports/webhook-store';
 import { retryOnDeadlock, withDatabaseErrors } from '../persistence/database-errors';
 import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
-import { countsAsFailure, failingSinceSql } from '../../application/webhooks/failing-mark';
+import { countsAsFailure } from '../../application/webhooks/failing-mark';
 import type { WebhookWire } from './webhook-payload';
 import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';
+import { BACKLOG_SQL } from './webhook-waiting-sql';
+import { writeGivingUp } from './delivery-give-up';
+import { returned } from './returned-rows';
 
 /** Every instance LISTENs here (PostgreSQL): a delivery was made due by hand. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -56,20 +58,6 @@ interface AttemptRow {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
-}
-
-/**
- * The rows of an UPDATE or DELETE ... RETURNING: TypeORM answers those as `[rows, rowCount]`,
- * and SELECT and INSERT as the rows alone.
- */
-// biome-ignore lint/suspicious/noExplicitAny: rows as the driver gives them
-function returned(result: any): any[] {
-  return Array.isArray(result) &&
-    result.length === 2 &&
-    Array.isArray(result[0]) &&
-    typeof result[1] === 'number'
-    ? result[0]
-    : result;
 }
 
 const SUBSCRIPTION_COLUMNS =
@@ -131,47 +119,6 @@ function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
  */
 const ENABLED_SUBSCRIPTION =
   '(SELECT s.disabled_at IS NULL FROM webhook_subscriptions s WHERE s.id = d.subscription_id)';
-
-/** The failing mark after a failed attempt that began at `$2` (see failing-mark.ts). */
-const FAILED_SINCE = failingSinceSql('failing_since', 'false', '$2::timestamptz');
-
-/** Changes past a cursor counted at most: beyond it, a backlog is "this many or more". */
-export const BACKLOG_COUNT_LIMIT = 1000;
-
-/**
- * Per subscription: its deliveries waiting for a retry, and the changes past its cursor that it
- * takes (its event types; admins never appear), with when the oldest of them all was made. A
- * delivery's change may be gone from the log by retention: its first attempt's time stands in.
- * Changes past the cursor are counted up to BACKLOG_COUNT_LIMIT, and the oldest of them is the
- * first in the feed: this runs at each scrape of /metrics, and on PGlite every request waits for
- * its one connection meanwhile. A disabled subscription 100,000 changes behind took 350-470 ms to
- * count in full on PGlite (75-110 ms on PostgreSQL), 5-35 ms (2-18) up to 1,000, on the shared
- * two cores under load.
- */
-const BACKLOG_SQL = `
-  WITH pending AS (
-    SELECT d.subscription_id, count(*) AS count, min(coalesce(c.at, d.created_at)) AS oldest_at
-    FROM webhook_deliveries d LEFT JOIN changes c ON c.seq = d.seq
-    WHERE d.status = 'pending'
-    GROUP BY d.subscription_id
-  )
-  SELECT s.id, s.disabled_at IS NOT NULL AS disabled,
-    coalesce(p.count, 0) + u.count AS changes, u.count >= ${BACKLOG_COUNT_LIMIT} AS counted_up_to_limit,
-    least(p.oldest_at, u.first_at) AS oldest_at
-  FROM webhook_subscriptions s
-  LEFT JOIN pending p ON p.subscription_id = s.id
-  CROSS JOIN LATERAL (
-    SELECT count(*) AS count, min(b.at) FILTER (WHERE b.first) AS first_at
-    FROM (
-      SELECT c.at, row_number() OVER (ORDER BY c.seq) = 1 AS first
-      FROM changes c
-      WHERE c.seq > s.sent_seq AND (s.events IS NULL OR c.type = ANY(s.events))
-        AND NOT EXISTS (SELECT 1 FROM people a WHERE a.id = c.person_id AND ${hiddenChangeSql('c', 'a')})
-      ORDER BY c.seq
-      LIMIT ${BACKLOG_COUNT_LIMIT}
-    ) b
-  ) u
-  ORDER BY s.id`;
 
 /**
  * The webhook queue on our own tables, by SQL only (like contacts and memberships: no
@@ -305,29 +252,26 @@ export class SqlWebhookStore implements WebhookStore {
   enableSubscription(id: number, now: Date): Promise<EnabledSubscription | null> {
     return withDatabaseErrors(() =>
       this.dataSource.transaction(async (manager) => {
-        const [row]: (SubscriptionRow & { failing_since: Date | null; lost: boolean })[] =
-          await manager.query(
-            `SELECT ${SUBSCRIPTION_COLUMNS}, failing_since,
+        const [row]: (SubscriptionRow & { lost: boolean })[] = await manager.query(
+          `SELECT ${SUBSCRIPTION_COLUMNS}, failing_since,
              sent_seq < (SELECT changes_pruned_through FROM directory_meta) AS lost
            FROM webhook_subscriptions WHERE id = $1 FOR UPDATE`,
-            [id],
-          );
+          [id],
+        );
         if (row === undefined) return null;
         if (row.disabled_at === null) {
           return { subscription: toSubscription(row), requeued: 0, changesLost: false };
         }
-        // What failed since the last success failed because the receiver was failing: the
-        // deliveries that gave up alone earlier, while others got through, stay as they are.
-        const since = row.failing_since ?? row.disabled_at;
+        // Everything still pending waited while it was disabled: due now, oldest first (claimDue
+        // takes them by seq, and its windows wait for them), each with a fresh three days.
         const [{ requeued }]: { requeued: number }[] = await manager.query(
           `WITH again AS (
              UPDATE webhook_deliveries
-             SET status = 'pending', next_attempt_at = $2, lease_until = NULL, failures = 0,
-                 requeued_at = $2, delivered_at = NULL
-             WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $3
+             SET next_attempt_at = $2, lease_until = NULL, failures = 0, requeued_at = $2
+             WHERE subscription_id = $1 AND status = 'pending'
              RETURNING 1
            ) SELECT count(*)::int AS requeued FROM again`,
-          [id, now, since],
+          [id, now],
         );
         const [enabled] = returned(
           await manager.query(
@@ -362,6 +306,7 @@ export class SqlWebhookStore implements WebhookStore {
         changes: string;
         counted_up_to_limit: boolean;
         oldest_at: Date | null;
+        oldest_seq: string | null;
       }[] = await this.dataSource.query(BACKLOG_SQL);
       return rows.map((row) => ({
         subscriptionId: Number(row.id),
@@ -369,6 +314,7 @@ export class SqlWebhookStore implements WebhookStore {
         changes: Number(row.changes),
         orMore: row.counted_up_to_limit,
         oldestAt: row.oldest_at,
+        oldestSeq: row.oldest_seq === null ? null : Number(row.oldest_seq),
       }));
     });
   }
@@ -376,10 +322,11 @@ export class SqlWebhookStore implements WebhookStore {
   redeliver(id: number, now: Date): Promise<void> {
     return withDatabaseErrors(() =>
       this.dataSource.transaction(async (manager) => {
+        // `delivered_at` stays: a change the receiver had is not waiting (webhook-waiting-sql.ts).
         await manager.query(
           `UPDATE webhook_deliveries
            SET status = 'pending', next_attempt_at = $2, lease_until = NULL, failures = 0,
-               requeued_at = $2, delivered_at = NULL
+               requeued_at = $2
            WHERE id = $1`,
           [id, now],
         );
@@ -509,7 +456,7 @@ export class SqlWebhookStore implements WebhookStore {
            WHERE d.status = 'pending' AND d.next_attempt_at <= $1
              AND (d.lease_until IS NULL OR d.lease_until <= $1)
              AND ${ENABLED_SUBSCRIPTION}
-           ORDER BY d.next_attempt_at
+           ORDER BY d.next_attempt_at, d.seq
            LIMIT $3
            FOR UPDATE OF d SKIP LOCKED
          )
@@ -558,47 +505,7 @@ export class SqlWebhookStore implements WebhookStore {
   finish(claim: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): Promise<boolean> {
     if (outcome.status !== 'failed') return this.outcomes.write({ claim, attempt, outcome });
     return withDatabaseErrors(() =>
-      this.dataSource.transaction(async (manager) => {
-        // The attempt happened whoever holds the lease now; it is recorded in any case.
-        await manager.query(
-          `INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error)
-           SELECT id, $2, $3, $4, $5 FROM webhook_deliveries WHERE id = $1`,
-          [claim.id, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error],
-        );
-        const updated = returned(
-          await manager.query(
-            `UPDATE webhook_deliveries
-             SET lease_until = NULL, attempts = attempts + 1, status = 'failed', failures = failures + 1
-             WHERE id = $1 AND lease_until = $2
-             RETURNING id`,
-            [claim.id, claim.leaseUntil],
-          ),
-        );
-        if (updated.length === 0) return false;
-        await manager.query(
-          `UPDATE webhook_subscriptions SET failing_since = ${FAILED_SINCE}
-           WHERE id = $1 AND failing_since IS DISTINCT FROM ${FAILED_SINCE}`,
-          [claim.subscriptionId, attempt.at],
-        );
-        if (outcome.disableSubscription !== null) {
-          const disabled = returned(
-            await manager.query(
-              `UPDATE webhook_subscriptions SET disabled_at = $2, disabled_reason = $3
-               WHERE id = $1 AND disabled_at IS NULL RETURNING id`,
-              [claim.subscriptionId, attempt.at, outcome.disableSubscription],
-            ),
-          );
-          // What was still waiting will not be sent: `webhooks deliveries --failed` shows it.
-          if (disabled.length > 0) {
-            await manager.query(
-              `UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL
-               WHERE subscription_id = $1 AND status = 'pending'`,
-              [claim.subscriptionId],
-            );
-          }
-        }
-        return true;
-      }),
+      writeGivingUp(this.dataSource, claim, attempt, outcome.disableSubscription),
     );
   }
 

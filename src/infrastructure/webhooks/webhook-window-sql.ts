@@ -1,10 +1,12 @@
 import { hiddenChangeSql } from '../../application/changes/change-view';
 import { failingSinceSql } from '../../application/webhooks/failing-mark';
 import { NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
+import { queuedBeforeWindowSql, resendsFailedSql } from './webhook-waiting-sql';
 
 /**
  * Leases up to `$3` enabled subscriptions behind the change log until `$2`, skipping those
- * another instance holds or is claiming right now. "Behind" compares the cursor with the newest
+ * another instance holds or is claiming right now, and those with deliveries queued to go first
+ * (sent again by `webhooks enable`: what waited goes oldest first). "Behind" compares the cursor with the newest
  * seq (one read at the end of the primary key), evaluated only when some subscription is there
  * to compare: without subscriptions the change log is not read at all. Leases need not wait for
  * the disk: one lost in a crash of PostgreSQL was never recorded, and its window is claimed again.
@@ -15,6 +17,7 @@ export const CLAIM_WINDOWS_SQL = `
     SELECT s.id FROM webhook_subscriptions s
     WHERE s.disabled_at IS NULL AND (s.lease_until IS NULL OR s.lease_until <= $1)
       AND s.sent_seq < (SELECT max(seq) FROM changes)
+      AND NOT ${queuedBeforeWindowSql('s.id', '$1')}
     ORDER BY s.sent_seq, s.id
     LIMIT $3
     FOR UPDATE OF s SKIP LOCKED
@@ -43,7 +46,7 @@ export const READ_WINDOWS_SQL = `
  * Records a window in one statement, only while its lease (`$1`, `$2`) is still the claim's: the
  * subscription's cursor moves to `$3` and its lease is released, its failing mark follows the
  * attempts (`$4` whether one succeeded, `$5` the first failure after the last success), a reason
- * `$6` disables it at `$7` (its pending deliveries failed, as when a retry gives up); each change
+ * `$6` disables it at `$7` (what waits stays pending, as when a retry gives up); each change
  * becomes a delivery row with its outcome, and, when it was sent, its attempt. A change sent and
  * failed goes on in the retry path (pending, due at `next_attempt_at`); one not sent is due at once.
  * Not waiting for the disk: a window lost in a crash of PostgreSQL is sent again, same webhook-ids.
@@ -83,9 +86,7 @@ export const RECORD_WINDOW_SQL = `
     WHERE f.at IS NOT NULL
     ORDER BY f.at
   ),
-  gone AS (
-    UPDATE webhook_deliveries w SET status = 'failed', lease_until = NULL
-    FROM sub
-    WHERE $6::text IS NOT NULL AND w.subscription_id = sub.id AND w.status = 'pending'
+  resends AS (
+    ${resendsFailedSql('(SELECT id FROM sub)')} AND $6::text IS NOT NULL
   )
   SELECT count(*)::int AS recorded FROM sub, no_wait_for_disk`;

@@ -67,6 +67,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'RenewalNotices1768003200000',
         'NameSearchStatistics1768089600000',
         'NameIndexPendingLists1768176000000',
+        'WebhooksKeepWaiting1768262400000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -110,6 +111,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'RenewalNotices1768003200000',
           'NameSearchStatistics1768089600000',
           'NameIndexPendingLists1768176000000',
+          'WebhooksKeepWaiting1768262400000',
         ]);
       } finally {
         await empty.dispose();
@@ -167,7 +169,8 @@ describe.each(testDatabases)('migrate on $name', (target) => {
          SELECT 'first' || (g % 150), 'last' || (g % 400), 'first' || (g % 150), 'last' || (g % 400)
            FROM generate_series(1, 1200) AS g`,
       );
-      // Back to before the statistics migration (the one after it first).
+      // Back to before the statistics migration (the ones after it first).
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await dataSource.query('ANALYZE people');
@@ -176,6 +179,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
       expect(await migrate(database)).toEqual([
         'NameSearchStatistics1768089600000',
         'NameIndexPendingLists1768176000000',
+        'WebhooksKeepWaiting1768262400000',
       ]);
       expect(await mostCommon()).toEqual({ first_name_folded: 150, last_name_folded: 400 });
     } finally {
@@ -200,12 +204,17 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         people_first_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
         people_last_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
       });
+      // The migration after it first.
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       expect(await limits()).toEqual({
         people_first_name_folded_trgm_idx: null,
         people_last_name_folded_trgm_idx: null,
       });
-      expect(await migrate(database)).toEqual(['NameIndexPendingLists1768176000000']);
+      expect(await migrate(database)).toEqual([
+        'NameIndexPendingLists1768176000000',
+        'WebhooksKeepWaiting1768262400000',
+      ]);
     } finally {
       await database.close();
     }

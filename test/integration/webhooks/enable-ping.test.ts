@@ -63,7 +63,7 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
 
   async function listed(id: number): Promise<{
     disabled_at: string | null;
-    behind: { changes: number; or_more: boolean; oldest_at: string | null };
+    behind: { changes: number; or_more: boolean; oldest_at: string | null; oldest_seq: number | null };
   }> {
     const result = await tool(['webhooks', 'list', '--json']);
     expect(result.code).toBe(0);
@@ -84,23 +84,32 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       const [refused] = await hook.waitFor(1);
       await waitFor(async () => (await listed(id)).disabled_at !== null, 5000);
 
-      // Changes made while it is disabled are not sent, and it says how far behind it is.
+      // Changes made while it is disabled are not sent, and they wait with the refused one.
       const missed = [await change(), await change()];
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(hook.received).toHaveLength(1);
       const behind = await listed(id);
-      expect(behind.behind).toEqual({ changes: 2, or_more: false, oldest_at: expect.any(String) });
+      const refusedSeq = JSON.parse(refused.body).seq;
+      expect(behind.behind).toEqual({
+        changes: 3,
+        or_more: false,
+        oldest_at: expect.any(String),
+        oldest_seq: refusedSeq,
+      });
       const table = await tool(['webhooks', 'list']);
-      expect(table.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+CREATED\s+BEHIND\s+STATUS$/m);
+      expect(table.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+CREATED\s+STATE\s+WAITING\s+OLDEST_SEQ\s+NOTE$/m);
       expect(table.stdout).toMatch(
-        new RegExp(`^${id}\\s.*\\s2 changes, oldest \\d+ s\\s+disabled .*410 Gone$`, 'm'),
+        new RegExp(
+          `^${id}\\s.*\\sdisabled\\s+3 changes, oldest \\d+ s\\s+${refusedSeq}\\s+since .*410 Gone; resume with: webhooks enable ${id}$`,
+          'm',
+        ),
       );
 
       gone = false;
       const enabled = await tool(['webhooks', 'enable', String(id)]);
       expect(enabled).toMatchObject({ code: 0, stderr: '' });
       expect(enabled.stdout).toBe(
-        `subscription ${id} enabled\nfailed deliveries sent again: 1\nbehind by: 3 changes, oldest ${/oldest (.*)\n/.exec(enabled.stdout)?.[1]}\n`,
+        `subscription ${id} enabled\nsending what waited, oldest first, from seq ${refusedSeq}: 3 changes, oldest ${/changes, oldest (.*)\n/.exec(enabled.stdout)?.[1]}\n`,
       );
       runner.wake();
       const all = await hook.waitFor(4);
@@ -118,7 +127,7 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       await waitFor(async () => (await listed(id)).behind.changes === 0, 20_000);
       expect(await listed(id)).toMatchObject({ disabled_at: null, behind: { changes: 0, oldest_at: null } });
       expect((await tool(['webhooks', 'list'])).stdout).toMatch(
-        new RegExp(`^${id}\\s.*\\sup to date\\s+active$`, 'm'),
+        new RegExp(`^${id}\\s.*\\sactive\\s+up to date\\s+-$`, 'm'),
       );
 
       // Enabling an active subscription changes nothing.
@@ -232,7 +241,7 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
     expect(row.disabled_at).toBeNull();
     expect(Date.now() - Date.parse(String(row.behind.oldest_at))).toBeLessThan(60_000);
     expect((await tool(['webhooks', 'list'])).stdout).toMatch(
-      new RegExp(`^${id}\\s.*\\s1 change, oldest \\d+ s\\s+active$`, 'm'),
+      new RegExp(`^${id}\\s.*\\sactive\\s+1 change, oldest \\d+ s\\s+\\d+$`, 'm'),
     );
   });
 
@@ -251,9 +260,10 @@ describe.each(testDatabases)('webhooks enable, ping and how far behind, on $name
       changes: 1000,
       or_more: true,
       oldest_at: expect.any(String),
+      oldest_seq: expect.any(Number),
     });
     expect((await tool(['webhooks', 'list'])).stdout).toMatch(
-      new RegExp(`^${id}\\s.*\\s1000 changes or more, oldest \\d+ s\\s+disabled`, 'm'),
+      new RegExp(`^${id}\\s.*\\sdisabled\\s+1000 changes or more, oldest \\d+ s\\s+\\d+\\s+since `, 'm'),
     );
   });
 

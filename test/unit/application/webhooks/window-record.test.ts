@@ -68,7 +68,7 @@ describe('windowRecord', () => {
     expect(windowRecord(results)).toEqual({ results, succeeded: false, failingFrom: null, disable: null });
   });
 
-  it('disables the subscription at the first give-up with a reason, and fails what it left pending', () => {
+  it('disables the subscription at the first give-up with a reason, and keeps every change it did not deliver waiting', () => {
     const results = [
       result(1, 10, delivered),
       result(2, 30, givenUp('the receiver answered 410 Gone')),
@@ -81,13 +81,19 @@ describe('windowRecord', () => {
     const record = windowRecord(results);
 
     expect(record.disable).toEqual({ reason: 'an earlier reason', at: at(20) });
+    // Pending, for `webhooks enable`: what gave up counts as the failure it was.
+    const waits = (second: number): DeliveryOutcome => ({
+      status: 'pending',
+      nextAttemptAt: at(second),
+      countsAsFailure: true,
+    });
     expect(record.results.map((r) => [r.change.seq, r.outcome])).toEqual([
       [1, delivered],
-      [2, givenUp('the receiver answered 410 Gone')],
-      [3, givenUp('an earlier reason')],
-      [4, givenUp(null)],
-      [5, givenUp(null)],
-      [6, givenUp(null)],
+      [2, waits(30)],
+      [3, waits(20)],
+      [4, retried(true)],
+      [5, retried(false)],
+      [6, waits(50)],
     ]);
     // The attempts themselves stay as they were made.
     expect(record.results.map((r) => r.attempt)).toEqual(results.map((r) => r.attempt));

@@ -26,6 +26,7 @@ describe('the operator metrics', () => {
           changes: 7,
           orMore: false,
           oldestAt: new Date(Date.now() - 90_000),
+          oldestSeq: 12,
         },
       ];
     });
