@@ -17,9 +17,11 @@ export const restoreCommand = defineCommand({
     'Loads a file that `backup` wrote into an empty directory: a DATA_DIR that does not exist or is',
     "empty, or (DATABASE_URL) a PostgreSQL database holding none of the directory's tables. All or",
     'nothing. The directory then answers as the original did: the same ids, keys, webhook',
-    'subscriptions and secrets, and change cursors taken before the backup go on. A backup of',
-    'either database restores into either. One made by an older version is brought up to date.',
-    'Start the service on the restored directory afterwards, not during.',
+    'subscriptions and secrets, and change cursors taken before the backup go on. Its webhook',
+    'subscriptions start disabled, so that a copy calls no receiver: `webhooks enable ID` resumes',
+    'each from where the backup left it. A backup of either database restores into either. One',
+    'made by an older version is brought up to date. Start the service on the restored directory',
+    'afterwards, not during.',
   ].join('\n'),
   positionals: [{ name: 'FILE' }],
   database: 'raw',
@@ -37,7 +39,7 @@ export const restoreCommand = defineCommand({
       );
     }
     const input = await readFile(file);
-    const { header, rows, migrated } = await restoring(file, () => restoreBackup(database, input));
+    const { header, rows, migrated, webhooks } = await restoring(file, () => restoreBackup(database, input));
     const source = header.database === 'pglite' ? 'the embedded database' : 'PostgreSQL';
     printLine(
       io.stdout,
@@ -45,6 +47,16 @@ export const restoreCommand = defineCommand({
     );
     if (migrated.length > 0) {
       printLine(io.stdout, `brought it up to date: applied ${migrated.join(', ')}`);
+    }
+    for (const { id, url, disabledBefore } of webhooks) {
+      const why =
+        disabledBefore === null
+          ? 'starts disabled, so that this copy calls no receiver'
+          : `was disabled in the backup (${disabledBefore})`;
+      printLine(
+        io.stdout,
+        `webhook subscription ${id} (${url}) ${why}; resume it with: npm run cli -- webhooks enable ${id}`,
+      );
     }
   },
 });

@@ -9,6 +9,7 @@ import { cli } from '../cli/cli-harness';
 import { waitFor } from '../multi-instance/instances';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
 import {
+  asRestored,
   backupPath,
   contentsOf,
   directoryTables,
@@ -39,6 +40,11 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
     expect(restore.stdout).toMatch(
       /^restored 9 people and [\d,]+ other rows from .* \(a backup of .* made 20\d\d-/,
     );
+    const { id } = original.subscription;
+    expect(restore.stdout.split('\n').slice(1)).toEqual([
+      `webhook subscription ${id} (${receiver.url}) starts disabled, so that this copy calls no receiver; resume it with: npm run cli -- webhooks enable ${id}`,
+      '',
+    ]);
     copy = await createTestApp(target, { database: restored, overrides: WEBHOOK_OVERRIDES });
   }, 120_000);
 
@@ -64,7 +70,7 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
     expect(JSON.parse(lines[lines.length - 1])[0]).toBe('end');
   });
 
-  it('restores every table row for row, and every sequence where it stood', async () => {
+  it('restores every table row for row, and every sequence where it stood, its webhook subscriptions disabled', async () => {
     const before = await contentsOf(original.t.database);
     expect(before.people.length).toBe(9);
     for (const table of [
@@ -76,7 +82,14 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
       'webhook_attempts',
     ])
       expect(before[table].length).toBeGreaterThan(0);
-    expect(await contentsOf(restored)).toEqual(before);
+    expect(asRestored(await contentsOf(restored))).toEqual(asRestored(before));
+    const [subscription] = await restored.dataSource.query(
+      'SELECT disabled_at, disabled_reason FROM webhook_subscriptions',
+    );
+    expect(subscription).toEqual({
+      disabled_at: expect.any(Date),
+      disabled_reason: 'restored from a backup',
+    });
   });
 
   it('answers as the original did: the same people, and the feed from a cursor taken before the backup', async () => {
@@ -106,7 +119,7 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
     expect(await next(copy)).toEqual(await next(original.t));
   });
 
-  it('delivers to the webhook subscription, signed with its secret', async () => {
+  it('calls no receiver until `webhooks enable`, then delivers to the subscription, signed with its secret', async () => {
     const seen = receiver.received.length;
     await startConnections(copy.container);
     const res = await request(copy.app)
@@ -114,7 +127,13 @@ describe.each(testDatabases)('backup and restore on $name', (target) => {
       .set('Authorization', `Bearer ${original.writer}`)
       .send({ 'person[first_name]': 'Delivered' });
     expect(res.status).toBe(200);
-    copy.container.get<{ wake(): void }>(APP.WebhookRunner).wake();
+    const runner = copy.container.get<{ wake(): void }>(APP.WebhookRunner);
+    runner.wake();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received).toHaveLength(seen);
+    const enabled = await cli(copy.database, ['webhooks', 'enable', String(original.subscription.id)]);
+    expect(enabled).toMatchObject({ code: 0, stderr: '' });
+    runner.wake();
     const verified = () =>
       receiver.received
         .slice(seen)

@@ -11,6 +11,7 @@ import {
   TABLE_KINDS,
 } from '../../../src/infrastructure/persistence/backup/backup-format';
 import { type Database, openDatabase } from '../../../src/infrastructure/persistence/database';
+import { RESTORED_REASON } from '../../../src/infrastructure/persistence/backup/hold-webhooks';
 import request from 'supertest';
 import { closeConnections, startConnections } from '../../../src/container';
 import { HttpWebhookSender } from '../../../src/infrastructure/webhooks/http-webhook-sender';
@@ -77,6 +78,28 @@ export async function contentsOf(database: Database): Promise<Record<string, str
       contents[`sequence ${name}`] = [row.line];
     }
     return contents;
+  });
+}
+
+/**
+ * `contentsOf` with each webhook subscription as a restore leaves it: disabled, whenever that was
+ * (SPEC §5: a copy calls no receiver until told), its lease gone. One disabled in the original
+ * keeps its own time and reason. Both sides of a comparison go through it.
+ */
+export function asRestored(contents: Record<string, string[]>): Record<string, string[]> {
+  return { ...contents, webhook_subscriptions: (contents.webhook_subscriptions ?? []).map(heldRow) };
+}
+
+/** A webhook subscription's row (row_to_json) as a restore leaves it; any other line as it is. */
+export function heldRow(line: string): string {
+  if (!line.startsWith('{') || !line.includes('"sent_seq"')) return line;
+  const row = JSON.parse(line);
+  if (row.disabled_at !== null && row.disabled_reason !== RESTORED_REASON) return line;
+  return JSON.stringify({
+    ...row,
+    disabled_at: 'when restored',
+    disabled_reason: RESTORED_REASON,
+    lease_until: null,
   });
 }
 

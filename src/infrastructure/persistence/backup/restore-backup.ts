@@ -18,6 +18,7 @@ import {
   SEQUENCE_KINDS,
   TABLE_KINDS,
 } from './backup-format';
+import { type HeldWebhook, holdWebhooks } from './hold-webhooks';
 
 // Rows sent to the database in one statement: few round trips, and messages of a few megabytes
 // at most (the embedded database takes one statement's rows into memory at once).
@@ -29,6 +30,8 @@ export interface RestoreSummary {
   rows: Record<string, number>;
   /** Migrations of this code that the backup predates, applied once it was loaded. */
   migrated: string[];
+  /** Every webhook subscription, each now disabled until `webhooks enable`. */
+  webhooks: HeldWebhook[];
 }
 
 /** The file's lines in order, each counted and (until the last) hashed as backup() hashed them. */
@@ -125,8 +128,9 @@ class MigrationsOfBackup extends MigrationExecutor {
  * one transaction: all of it, or nothing. The schema is built by the migrations the backup was
  * made at, the rows go in as they were (ids, keys, secrets, the change feed and the directory's
  * id), the sequences are set where the original's stood, and the migrations the backup predates
- * then bring it up to date. A backup from PGlite loads into PostgreSQL and back: it holds rows,
- * not either server's files or SQL dialect.
+ * then bring it up to date. Its webhook subscriptions come up disabled (hold-webhooks.ts). A
+ * backup from PGlite loads into PostgreSQL and back: it holds rows, not either server's files or
+ * SQL dialect.
  */
 export async function restoreBackup(database: Database, input: Readable): Promise<RestoreSummary> {
   const lines = new BackupLines(input);
@@ -161,12 +165,13 @@ export async function restoreBackup(database: Database, input: Readable): Promis
       if (tables.size > 0) await runner.query(`TRUNCATE ${[...tables].map(quoted).join(', ')}`);
       const rows = await loadRows(runner, lines, tables, sequences);
       const migrated = await new MigrationExecutor(database.dataSource, runner).executePendingMigrations();
+      const webhooks = await holdWebhooks(runner);
       await runner.commitTransaction();
       // PGlite runs no autovacuum: without statistics, its planner would scan where it should seek.
       // (The tables as they are now: a migration run since may have dropped one.)
       const loaded = [...(await relations(runner, TABLE_KINDS))].filter((name) => tables.has(name));
       await runner.query(`VACUUM ANALYZE ${loaded.map(quoted).join(', ')}`);
-      return { header, rows, migrated: migrated.map((migration) => migration.name) };
+      return { header, rows, migrated: migrated.map((migration) => migration.name), webhooks };
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
