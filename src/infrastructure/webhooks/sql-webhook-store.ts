@@ -11,17 +11,20 @@ import type {
   WebhookDelivery,
   WebhookStore,
   WebhookSubscription,
-  WindowChange,
   WindowRecord,
 } from '../../application/ports/webhook-store';
 import { retryOnDeadlock, withDatabaseErrors } from '../persistence/database-errors';
-import { DeliveryOutcomeWriter, NO_WAIT_FOR_DISK } from './delivery-outcome-writer';
+import { DeliveryOutcomeWriter } from './delivery-outcome-writer';
 import { countsAsFailure } from '../../application/webhooks/failing-mark';
 import type { WebhookWire } from './webhook-payload';
-import { CLAIM_WINDOWS_SQL, READ_WINDOWS_SQL, RECORD_WINDOW_SQL } from './webhook-window-sql';
+import { RECORD_WINDOW_SQL } from './webhook-window-sql';
 import { BACKLOG_SQL } from './webhook-waiting-sql';
 import { writeGivingUp } from './delivery-give-up';
 import { returned } from './returned-rows';
+import { readDeliveries } from './delivery-rows';
+import { claimDueDeliveries, nextDueAt } from './due-deliveries';
+import { secretsOf } from './signing-secrets';
+import { claimChangeWindows } from './change-windows';
 
 /** Every instance LISTENs here (PostgreSQL): a delivery was made due by hand. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -39,44 +42,8 @@ interface SubscriptionRow {
   disabled_reason: string | null;
 }
 
-interface DeliveryRow {
-  id: string;
-  subscription_id: number;
-  seq: string;
-  type: string;
-  message_id: string;
-  status: WebhookDelivery['status'];
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  delivered_at: Date | null;
-}
-
-interface AttemptRow {
-  delivery_id: string;
-  at: Date;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-}
-
 const SUBSCRIPTION_COLUMNS =
   'id, url, events, created_at, previous_secret_expires_at, disabled_at, disabled_reason';
-
-const DELIVERY_COLUMNS =
-  'id, subscription_id, seq, type, message_id, status, attempts, next_attempt_at, created_at, delivered_at';
-
-/** Every secret that signs at `now`: the current one, then the previous during a rotation. */
-function secretsOf(
-  row: { secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null },
-  now: Date,
-): string[] {
-  return row.previous_secret !== null &&
-    row.previous_secret_expires_at !== null &&
-    row.previous_secret_expires_at > now
-    ? [row.secret, row.previous_secret]
-    : [row.secret];
-}
 
 function toSubscription(row: SubscriptionRow): WebhookSubscription {
   return {
@@ -89,36 +56,6 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
     disabledReason: row.disabled_reason,
   };
 }
-
-function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
-  return {
-    id: Number(row.id),
-    subscriptionId: Number(row.subscription_id),
-    seq: Number(row.seq),
-    type: row.type,
-    messageId: row.message_id,
-    status: row.status,
-    attempts: row.attempts,
-    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
-    attemptLog: attempts.map((a) => ({
-      at: a.at,
-      statusCode: a.status_code,
-      durationMs: a.duration_ms,
-      error: a.error,
-    })),
-  };
-}
-
-/**
- * Whether delivery `d`'s subscription is enabled, as a filter on each row the due index yields
- * rather than a join: without statistics (a table that grew from nothing since the last ANALYZE)
- * the planner joined and then sorted every pending delivery, 70 ms with 45,000 of them, for each
- * claim; this way a claim reads the few rows at the head of the index whatever the statistics.
- */
-const ENABLED_SUBSCRIPTION =
-  '(SELECT s.disabled_at IS NULL FROM webhook_subscriptions s WHERE s.id = d.subscription_id)';
 
 /**
  * The webhook queue on our own tables, by SQL only (like contacts and memberships: no
@@ -211,42 +148,11 @@ export class SqlWebhookStore implements WebhookStore {
     subscriptionId: number,
     { failedOnly, limit }: { failedOnly: boolean; limit: number },
   ): Promise<WebhookDelivery[]> {
-    return withDatabaseErrors(async () => {
-      const failed = failedOnly ? "AND (status = 'failed' OR (status = 'pending' AND failures > 0))" : '';
-      const rows: DeliveryRow[] = await this.dataSource.query(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-         WHERE subscription_id = $1 ${failed}
-         ORDER BY id DESC LIMIT $2`,
-        [subscriptionId, limit],
-      );
-      return this.withAttempts(rows);
-    });
+    return withDatabaseErrors(() => readDeliveries(this.dataSource, { subscriptionId, failedOnly, limit }));
   }
 
   findDelivery(id: number): Promise<WebhookDelivery | null> {
-    return withDatabaseErrors(async () => {
-      const rows: DeliveryRow[] = await this.dataSource.query(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`,
-        [id],
-      );
-      const [delivery] = await this.withAttempts(rows);
-      return delivery ?? null;
-    });
-  }
-
-  private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
-    if (rows.length === 0) return [];
-    const attempts: AttemptRow[] = await this.dataSource.query(
-      `SELECT delivery_id, at, status_code, duration_ms, error FROM webhook_attempts
-       WHERE delivery_id = ANY($1::bigint[]) ORDER BY at, id`,
-      [rows.map((row) => row.id)],
-    );
-    return rows.map((row) =>
-      toDelivery(
-        row,
-        attempts.filter((a) => String(a.delivery_id) === String(row.id)),
-      ),
-    );
+    return withDatabaseErrors(async () => (await readDeliveries(this.dataSource, { id }))[0] ?? null);
   }
 
   enableSubscription(id: number, now: Date): Promise<EnabledSubscription | null> {
@@ -351,63 +257,9 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   claimWindows(now: Date, leaseUntil: Date, limit: number, windowLimit: number): Promise<ChangeWindow[]> {
-    return withDatabaseErrors(async () => {
-      const claimed: {
-        id: number;
-        url: string;
-        events: string[] | null;
-        secret: string;
-        previous_secret: string | null;
-        previous_secret_expires_at: Date | null;
-        failing_since: Date | null;
-        sent_seq: string;
-      }[] = returned(await this.dataSource.query(CLAIM_WINDOWS_SQL, [now, leaseUntil, limit]));
-      if (claimed.length === 0) return [];
-      // Read once per distinct cursor: subscriptions that keep up share one.
-      const cursors = [...new Set(claimed.map((row) => String(row.sent_seq)))];
-      const read: {
-        after: string;
-        seq: string;
-        at: Date;
-        type: string;
-        person_id: number;
-        admin: boolean;
-      }[] = await this.dataSource.query(READ_WINDOWS_SQL, [cursors, windowLimit]);
-      const wire = await this.wire();
-      const payloads = new Map<number, string>();
-      return claimed.map((row): ChangeWindow => {
-        const subscriptionId = Number(row.id);
-        const after = String(row.sent_seq);
-        const mine = read.filter((change) => String(change.after) === after);
-        const changes: WindowChange[] = [];
-        for (const change of mine) {
-          // Admins never appear (SPEC §1): their changes move the cursor and are sent to nobody.
-          if (change.admin) continue;
-          if (row.events !== null && !row.events.includes(change.type)) continue;
-          const seq = Number(change.seq);
-          let payload = payloads.get(seq);
-          if (payload === undefined) {
-            payload = wire.payload({
-              seq,
-              at: change.at,
-              type: change.type,
-              personId: Number(change.person_id),
-            });
-            payloads.set(seq, payload);
-          }
-          changes.push({ seq, type: change.type, messageId: wire.messageId(subscriptionId, seq), payload });
-        }
-        return {
-          subscriptionId,
-          url: row.url,
-          secrets: secretsOf(row, now),
-          failingSince: row.failing_since,
-          leaseUntil,
-          changes,
-          throughSeq: mine.length === 0 ? Number(after) : Number(mine[mine.length - 1].seq),
-        };
-      });
-    });
+    return withDatabaseErrors(() =>
+      claimChangeWindows(this.dataSource, () => this.wire(), { now, leaseUntil, limit, windowLimit }),
+    );
   }
 
   recordWindow(window: ChangeWindow, record: WindowRecord): Promise<boolean> {
@@ -447,59 +299,7 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-    return withDatabaseErrors(async () => {
-      const rows = returned(
-        await this.dataSource.query(
-          `WITH ${NO_WAIT_FOR_DISK},
-         due AS (
-           SELECT d.id FROM webhook_deliveries d
-           WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-             AND (d.lease_until IS NULL OR d.lease_until <= $1)
-             AND ${ENABLED_SUBSCRIPTION}
-           ORDER BY d.next_attempt_at, d.seq
-           LIMIT $3
-           FOR UPDATE OF d SKIP LOCKED
-         )
-         UPDATE webhook_deliveries d SET lease_until = $2
-         FROM due, webhook_subscriptions s, no_wait_for_disk
-         WHERE d.id = due.id AND s.id = d.subscription_id
-         RETURNING d.id, d.subscription_id, d.seq, d.attempts, d.message_id, d.payload, d.failures,
-           coalesce(d.requeued_at, d.created_at) AS retrying_since, s.url, s.secret,
-           s.previous_secret, s.previous_secret_expires_at, s.failing_since`,
-          [now, leaseUntil, limit],
-        ),
-      );
-      return rows.map(
-        (row: {
-          id: string;
-          subscription_id: number;
-          seq: string;
-          attempts: number;
-          message_id: string;
-          payload: string;
-          failures: number;
-          retrying_since: Date;
-          url: string;
-          secret: string;
-          previous_secret: string | null;
-          previous_secret_expires_at: Date | null;
-          failing_since: Date | null;
-        }): ClaimedDelivery => ({
-          id: Number(row.id),
-          subscriptionId: Number(row.subscription_id),
-          seq: Number(row.seq),
-          attempts: row.attempts,
-          messageId: row.message_id,
-          url: row.url,
-          payload: row.payload,
-          secrets: secretsOf(row, now),
-          failures: row.failures,
-          retryingSince: row.retrying_since,
-          failingSince: row.failing_since,
-          leaseUntil,
-        }),
-      );
-    });
+    return withDatabaseErrors(() => claimDueDeliveries(this.dataSource, now, leaseUntil, limit));
   }
 
   finish(claim: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): Promise<boolean> {
@@ -519,19 +319,6 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   nextDueAt(now: Date): Promise<Date | null> {
-    return withDatabaseErrors(async () => {
-      // Along the due index from its start, rather than through every pending delivery: with a
-      // backlog of thousands that is the difference between a few rows and a scan of them all.
-      const [row] = await this.dataSource.query(
-        `SELECT d.next_attempt_at AS at
-         FROM webhook_deliveries d
-         WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
-           AND ${ENABLED_SUBSCRIPTION}
-         ORDER BY d.next_attempt_at
-         LIMIT 1`,
-        [now],
-      );
-      return row?.at ?? null;
-    });
+    return withDatabaseErrors(() => nextDueAt(this.dataSource, now));
   }
 }
