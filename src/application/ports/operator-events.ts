@@ -13,7 +13,7 @@ export interface OperatorEvents {
   passwordCheckRefused(): void;
   /** A webhook was sent once (or the send was cut short by a shutdown), with what came of it. */
   webhookAttempted(event: WebhookAttemptEvent): void;
-  /** A subscription was disabled: nothing more is sent to it until `webhooks enable`. */
+  /** A subscription was disabled: nothing more is sent to it until `webhooks enable`, which sends what waited. */
   webhookSubscriptionDisabled(event: { subscriptionId: number; reason: string }): void;
 }
 

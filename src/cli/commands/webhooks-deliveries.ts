@@ -4,12 +4,15 @@ import { defineIdCommand } from '../command';
 import { parsePositiveInteger } from '../parse-values';
 import { printList } from '../print-list';
 
-function describe(delivery: WebhookDelivery): string {
+/** `disabled`: its subscription is, so a pending delivery waits for `webhooks enable`, not a retry. */
+function describe(delivery: WebhookDelivery, disabled: boolean): string {
   const when =
     delivery.status === 'delivered'
       ? `delivered ${delivery.deliveredAt?.toISOString()}`
       : delivery.status === 'pending'
-        ? `pending, next attempt ${delivery.nextAttemptAt?.toISOString()}`
+        ? disabled
+          ? `pending, waiting for: webhooks enable ${delivery.subscriptionId}`
+          : `pending, next attempt ${delivery.nextAttemptAt?.toISOString()}`
         : 'failed';
   return `${delivery.id}  seq ${delivery.seq}  ${delivery.type}  ${delivery.messageId}  ${when}  (${delivery.attempts} attempts)`;
 }
@@ -34,9 +37,10 @@ export const webhooksDeliveries = defineIdCommand({
   },
   async run({ name, io, values, container }, subscriptionId) {
     const limit = typeof values.limit === 'string' ? parsePositiveInteger(values.limit, '--limit', name) : 50;
-    const deliveries = await container
+    const { subscription, deliveries } = await container
       .get(ListWebhookDeliveries)
       .execute({ subscriptionId, failedOnly: values.failed === true, limit });
+    const disabled = subscription.disabledAt !== null;
     printList(io.stdout, deliveries, values.json === true, {
       json: (d) => ({
         id: d.id,
@@ -58,7 +62,7 @@ export const webhooksDeliveries = defineIdCommand({
       none: values.failed ? 'no failed deliveries' : 'no deliveries yet',
       text: (listed) =>
         listed
-          .flatMap((delivery) => [describe(delivery), ...delivery.attemptLog.map(describeAttempt)])
+          .flatMap((delivery) => [describe(delivery, disabled), ...delivery.attemptLog.map(describeAttempt)])
           .join('\n'),
     });
   },

@@ -118,13 +118,15 @@ function delivery(
       '2XX': { description: 'Received: delivered. Answer within 10 seconds; the body is ignored.' },
       '410': {
         description:
-          'Gone: the subscription is disabled at once, and nothing more is sent to it until `webhooks enable ID`.',
+          'Gone: the subscription is disabled at once, and nothing more is sent to it until `webhooks enable ID`, ' +
+          'which then sends every change that waited (this one included, unless it had been delivered before), oldest first.',
       },
       default: {
         description:
           'Anything else, a redirect (never followed) or no answer within 10 seconds: the change is ' +
           'sent again after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then every 10 h, for 3 days; ' +
-          'then given up, and the subscription disabled if nothing succeeded in those 3 days.',
+          'then, if nothing succeeded in those 3 days, the subscription is disabled and the change waits ' +
+          'for `webhooks enable ID`; otherwise this change alone is given up.',
         headers: { 'Retry-After': RETRY_AFTER },
       },
     },

@@ -54,7 +54,7 @@ export class LoggedOperatorEvents implements OperatorEvents {
   webhookSubscriptionDisabled({ subscriptionId, reason }: { subscriptionId: number; reason: string }): void {
     this.logger.error(
       { event: 'webhook.subscription_disabled', subscriptionId, reason },
-      `webhook subscription disabled: ${reason}; nothing more is sent to it until: webhooks enable ${subscriptionId}`,
+      `webhook subscription disabled: ${reason}; what waits for it is kept, and sent, oldest first, after: webhooks enable ${subscriptionId}`,
     );
   }
 }

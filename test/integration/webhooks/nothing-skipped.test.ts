@@ -153,6 +153,12 @@ describe.each(testDatabases)(
         [b]: 'pending',
         [c]: 'pending',
       });
+      expect((await tool(['webhooks', 'deliveries', String(id)])).stdout).toMatch(
+        new RegExp(
+          `^\\d+  seq ${b}  person\\.updated  msg_\\w+  pending, waiting for: webhooks enable ${id}  \\(`,
+          'm',
+        ),
+      );
 
       // Nothing is sent while it is disabled, and what is committed meanwhile waits too.
       const d = await change(personId);
