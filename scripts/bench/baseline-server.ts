@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import bcrypt from 'bcrypt';
 import express from 'express';
-import { Pool } from 'pg';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { Client, Pool } from 'pg';
 import { foldCase } from '../../src/domain/text';
 import { openBaselinePglite } from './baseline-pglite';
 import {
@@ -24,10 +25,31 @@ import {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BATCH = 1000;
 
-/** Where the statements go: a pg Pool, or PGlite in this very process (the embedded yardstick). */
+/** A statement, named when the yardstick prepares (see PREPARE). */
+interface Statement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Where the statements go: a pg Pool, or one pg Client on PGlite in this very process. */
 interface Db {
-  query<T>(text: string | { text: string; values: unknown[] }, values?: unknown[]): Promise<{ rows: T[] }>;
+  query<T>(statement: Statement): Promise<{ rows: T[] }>;
   end(): Promise<void>;
+}
+
+/**
+ * The service names its lookups' statements, so that each connection has the database parse and
+ * plan them once (src/infrastructure/persistence/pool-queries.ts): the yardstick does as much, or
+ * it measures the database planning every request against a service that does not. Named by a
+ * hash of the text: each filter's shape is one statement. `BASELINE_PREPARE=0` sends them unnamed,
+ * planned every time, as the yardstick did before (for continuity with older figures).
+ */
+const PREPARE = process.env.BASELINE_PREPARE !== '0';
+
+function statement(text: string, values: unknown[]): Statement {
+  if (!PREPARE) return { text, values };
+  return { name: `b_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values };
 }
 
 function openDb(): Db {
@@ -39,19 +61,24 @@ function openDb(): Db {
       max: Number(process.env.BASELINE_POOL_SIZE ?? 10),
     });
   }
-  // Loaded by baseline-pglite-setup.js; PGlite runs each statement in turn, as the service's does.
-  const opened = openBaselinePglite(pgliteDir);
+  // PGlite is one session, which runs each statement in turn, as the service's does. pg's client
+  // speaks the wire protocol to it (PGlite's own node-postgres adapter), as the service's
+  // connections do, so that a named statement is parsed and planned once there too.
+  const opened = openBaselinePglite(pgliteDir).then(async (pglite) => {
+    const client = new Client(createPgConfig(pglite));
+    await client.connect();
+    return { pglite, client };
+  });
   return {
-    async query<T>(text: string | { text: string; values: unknown[] }, values?: unknown[]) {
-      const pglite = await opened;
-      const { rows } =
-        typeof text === 'string'
-          ? await pglite.query<T>(text, values)
-          : await pglite.query<T>(text.text, text.values);
-      return { rows };
+    async query<T>(query: Statement) {
+      const { client } = await opened;
+      const { rows } = await client.query(query);
+      return { rows: rows as T[] };
     },
     async end() {
-      await (await opened).close();
+      const { pglite, client } = await opened;
+      await client.end();
+      await pglite.close();
     },
   };
 }
@@ -103,7 +130,7 @@ async function authenticate(req: IncomingMessage, permission: string) {
   let key = checked.get(match[1]);
   if (key === undefined || key.until < now) {
     const hash = createHash('sha256').update(match[1], 'utf8').digest('hex');
-    const { rows } = await pool.query<KeyRow>(TOKEN_SQL, [hash]);
+    const { rows } = await pool.query<KeyRow>(statement(TOKEN_SQL, [hash]));
     if (rows.length === 0) throw new HttpError(401, 'invalid token');
     key = { key: rows[0], until: now + TOKEN_MEMORY_MS };
     if (TOKEN_MEMORY_MS > 0) checked.set(match[1], key);
@@ -130,7 +157,7 @@ async function page(res: ServerResponse, url: URL, filter: BaselineFilter, limit
   const after = url.searchParams.has('after') ? Number(url.searchParams.get('after')) : undefined;
   // One row more than asked tells whether a next page exists.
   const query = searchSql(today(), filter, { after, limit: limit + 1 });
-  const { rows } = await pool.query<{ id: number; body: string }>(query);
+  const { rows } = await pool.query<{ id: number; body: string }>(statement(query.text, query.values));
   const headers: Record<string, string> = {};
   if (rows.length > limit) {
     rows.length = limit;
@@ -168,7 +195,7 @@ async function stream(res: ServerResponse, filter: BaselineFilter) {
   let first = true;
   for (;;) {
     const query = searchSql(today(), filter, { after, limit: STREAM_BATCH });
-    const { rows } = await pool.query<{ id: number; body: string }>(query);
+    const { rows } = await pool.query<{ id: number; body: string }>(statement(query.text, query.values));
     if (!res.headersSent) res.writeHead(200, { 'Content-Type': JSON_TYPE });
     if (rows.length > 0) {
       const chunk = rows.map((r) => r.body).join(',');
@@ -195,18 +222,20 @@ async function updatePerson(req: IncomingMessage, res: ServerResponse, id: numbe
   const chatId = body['person[chat_id]'] === '' ? null : (body['person[chat_id]'] ?? null);
   const firstName = body['person[first_name]']?.trim() ?? null;
   const lastName = body['person[last_name]']?.trim() ?? null;
-  const { rows } = await pool.query<{ body: string }>(UPDATE_SQL, [
-    today(),
-    id,
-    firstName,
-    lastName,
-    chatId,
-    chatGiven,
-    key.person_id,
-    key.id,
-    firstName === null ? null : foldCase(firstName),
-    lastName === null ? null : foldCase(lastName),
-  ]);
+  const { rows } = await pool.query<{ body: string }>(
+    statement(UPDATE_SQL, [
+      today(),
+      id,
+      firstName,
+      lastName,
+      chatId,
+      chatGiven,
+      key.person_id,
+      key.id,
+      firstName === null ? null : foldCase(firstName),
+      lastName === null ? null : foldCase(lastName),
+    ]),
+  );
   if (rows.length === 0) throw new HttpError(404, 'person not found');
   send(res, 200, rows[0].body);
 }
@@ -217,26 +246,22 @@ async function issueKey(req: IncomingMessage, res: ServerResponse) {
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const { rows } = await pool.query<{ id: number; password_hash: string; permissions: string[] }>(
-    ACCOUNT_SQL,
-    [decoded.slice(0, colon)],
+    statement(ACCOUNT_SQL, [decoded.slice(0, colon)]),
   );
   const ok = rows.length > 0 && (await bcrypt.compare(decoded.slice(colon + 1), rows[0].password_hash));
   if (!ok) throw new HttpError(401, 'wrong username or password');
   const token = `mdk_${randomBytes(24).toString('base64url')}`;
   const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-  const inserted = await pool.query<Record<string, unknown>>(INSERT_KEY_SQL, [
-    rows[0].id,
-    token.slice(0, 8),
-    hash,
-    rows[0].permissions,
-  ]);
+  const inserted = await pool.query<Record<string, unknown>>(
+    statement(INSERT_KEY_SQL, [rows[0].id, token.slice(0, 8), hash, rows[0].permissions]),
+  );
   send(res, 201, JSON.stringify({ ...inserted.rows[0], token }));
 }
 
 async function route(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://baseline');
   if (url.pathname === '/readyz') {
-    await pool.query('SELECT 1');
+    await pool.query(statement('SELECT 1', []));
     return send(res, 200, '{"status":"ready"}');
   }
   if (url.pathname === '/people' && req.method === 'GET') return searchPeople(req, res, url);

@@ -36,7 +36,9 @@ export const USAGE = `npm run bench -- [options]
   --seed N               seed of the generated directory (default 20240601)
 Environment: DATABASE_URL (an empty database to use) or BENCH_POSTGRES_URL (a server on which to
 create a fresh database; default postgres://postgres@127.0.0.1:5432/postgres). BENCH_NODE: the node
-binary that runs the servers and the tool (default: this one); the project targets Node 24.`;
+binary that runs the servers and the tool (default: this one when it is Node 24 or later, else
+Node 24 fetched with npx), the service and the raw servers alike. BASELINE_PREPARE=0: the raw
+servers send their statements unnamed, planned every time (the yardstick before 5 December 2026).`;
 
 function positive(name: string, raw: string | undefined): number {
   const value = Number(raw);

@@ -3,36 +3,54 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 
+/** The Node major the project targets (README, the Docker image). */
+const TARGET_NODE_MAJOR = 24;
+
 /**
- * The Node.js that runs what the bench measures (the service, its tool, the raw servers):
- * BENCH_NODE, or the one running the bench. The project targets Node 24 (README); a machine's own
- * may be older, and the service's figures differ between majors far more than the raw server's.
+ * The Node.js that runs what the bench measures (the service, its tool, the raw servers, all on
+ * the same one): BENCH_NODE when set; else the one running the bench when it is of the target
+ * major or later; else Node 24 from the npm registry (`npx -y node@24`, fetched once and cached),
+ * since the service's figures differ between majors far more than the raw server's. Where that
+ * cannot be had, the bench's own, and olderNodeWarning says so. Found when first asked, not when
+ * this module loads: the load processes import it too.
  */
-export const measuredNode = process.env.BENCH_NODE || process.execPath;
+export function measuredNode(): string {
+  measuredPath ??= process.env.BENCH_NODE || targetNode();
+  return measuredPath;
+}
+
+let measuredPath: string | undefined;
+
+function targetNode(): string {
+  if (Number(process.versions.node.split('.')[0]) >= TARGET_NODE_MAJOR) return process.execPath;
+  const fetched = spawnSync('npx', ['-y', `node@${TARGET_NODE_MAJOR}`, '-p', 'process.execPath'], {
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  const path = fetched.status === 0 ? fetched.stdout.trim() : '';
+  return path === '' ? process.execPath : path;
+}
 
 let measuredVersion: string | undefined;
 
 /** The version of measuredNode, such as v24.11.1 (asked once). */
 export function measuredNodeVersion(): string {
   if (measuredVersion === undefined) {
-    const asked = spawnSync(measuredNode, ['-p', 'process.version'], { encoding: 'utf8' });
+    const asked = spawnSync(measuredNode(), ['-p', 'process.version'], { encoding: 'utf8' });
     if (asked.status !== 0) {
       const why = asked.error?.message ?? asked.stderr.trim();
-      throw new Error(`BENCH_NODE ${measuredNode} does not run: ${why}`);
+      throw new Error(`${measuredNode()} does not run: ${why}`);
     }
     measuredVersion = asked.stdout.trim();
   }
   return measuredVersion;
 }
 
-/** The Node major the project targets (README, the Docker image). */
-const TARGET_NODE_MAJOR = 24;
-
 /** A line to print when the measured Node is older than the project's target, or null. */
 export function olderNodeWarning(): string | null {
   const version = measuredNodeVersion();
   if (Number(version.slice(1).split('.')[0]) >= TARGET_NODE_MAJOR) return null;
-  return `the servers run on Node ${version}; the project targets Node ${TARGET_NODE_MAJOR} (README): BENCH_NODE=$(npx -y node@${TARGET_NODE_MAJOR} -p process.execPath) measures there`;
+  return `the servers run on Node ${version} (Node ${TARGET_NODE_MAJOR} could not be fetched with npx); the project targets Node ${TARGET_NODE_MAJOR} (README): BENCH_NODE=/path/to/node${TARGET_NODE_MAJOR} measures there`;
 }
 
 /**
@@ -119,7 +137,7 @@ export function runNode(
 ): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(measuredNode, [...nodeOptions, script, ...args], {
+    const child = spawn(measuredNode(), [...nodeOptions, script, ...args], {
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -182,7 +200,7 @@ export class ServerProcess {
   private spawn(): ChildProcess {
     // Standard output into a file, as a deployment keeps its log: the bench does not read it.
     const logFd = this.options.logFile === undefined ? undefined : openSync(this.options.logFile, 'a');
-    const child = spawn(measuredNode, [...(this.options.nodeArgs ?? []), this.script], {
+    const child = spawn(measuredNode(), [...(this.options.nodeArgs ?? []), this.script], {
       env: { ...this.env, PORT: String(this.port) },
       stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
     });
