@@ -26,6 +26,7 @@ import { IdentifyPerson } from './application/people/identify-person';
 import { ImportPeople } from './application/people/import-people';
 import { SearchPeople } from './application/people/search-people';
 import { UpdatePerson } from './application/people/update-person';
+import { WritePersonRecord } from './application/people/write-person-record';
 import { type Ports, TYPES } from './application/ports/tokens';
 import { AddWebhook } from './application/webhooks/add-webhook';
 import { DeliverWebhooks } from './application/webhooks/deliver-webhooks';
@@ -67,6 +68,7 @@ export function bindUseCases(container: Container): void {
   useCase(FindPeople, 'PersonRepository', 'Clock');
   useCase(IdentifyPerson, 'PersonRepository', 'Clock');
   useCase(ImportPeople, 'UnitOfWork', 'Clock', 'Spools');
+  useCase(WritePersonRecord, 'PersonRepository', 'UnitOfWork', 'Clock');
   useCase(ExportPeople, 'UnitOfWork', 'Clock');
   useCase(ExportPersonData, 'UnitOfWork', 'Clock');
   useCase(ErasePerson, 'UnitOfWork', 'Clock');

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Container } from 'inversify';
 import { ExportPeople } from '../application/people/export-people';
-import { ImportPeople, type IncomingRecord, type PlannedChange } from '../application/people/import-people';
+import { ImportPeople, type PlannedChange } from '../application/people/import-people';
 import type { Clock } from '../application/ports/clock';
 import { TYPES } from '../application/ports/tokens';
 import { InvalidInput } from '../domain/errors';
@@ -66,24 +66,6 @@ const readRawBody: RequestHandler = (() => {
       next(error);
     });
 })();
-
-/**
- * The records, with `role: "admin"` refused: over HTTP the secretary keeps the members; admins are
- * the operators', made on the command line (and hidden from every people result).
- */
-async function* membersOnly(records: AsyncIterable<IncomingRecord>): AsyncIterable<IncomingRecord> {
-  for await (const record of records) {
-    if ('person' in record && record.person.role === 'admin') {
-      yield {
-        index: record.index,
-        where: record.where,
-        problems: [
-          `${record.where}: role admin is not taken over HTTP; admins are made with the command line`,
-        ],
-      };
-    } else yield record;
-  }
-}
 
 /** One planned change as the answer lists it (IMPORT-API.md). */
 function changeJson(change: Exclude<PlannedChange, { kind: 'duplicate' }>) {
@@ -153,7 +135,7 @@ export function importsRouter(container: Container, bearer: BearerGuard): expres
       const changes: ReturnType<typeof changeJson>[] = [];
       const duplicates: unknown[] = [];
       const summary = await importPeople.execute({
-        records: membersOnly(await peopleFrom(bufferSource('the request body', body), { format })),
+        records: await peopleFrom(bufferSource('the request body', body), { format }),
         principal: principalOf(res),
         membersOnly: true,
         dryRun,

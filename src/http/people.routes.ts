@@ -5,12 +5,10 @@ import { ErasePerson } from '../application/people/erase-people';
 import { ExportPersonData } from '../application/people/export-person-data';
 import { GetPerson } from '../application/people/get-person';
 import { personDataView } from '../application/people/person-data-view';
-import { personView } from '../application/people/person-view';
 import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
 import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
-import type { Person } from '../domain/person';
 import { type BearerGuard, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
@@ -19,7 +17,9 @@ import type { StreamLimits } from './stream-limits';
 import { idParam } from './ids';
 import { giveBackTurn, isHeavyPage, takeHeavyTurn, takeTurn } from './key-turns';
 import { methodNotAllowed } from './method-not-allowed';
+import { personRecordHandlers } from './person-record.routes';
 import { readSearchRequest, type SearchRequest } from './search-request';
+import { sendPerson } from './send-person';
 import { readPersonChanges } from './update-person-body';
 
 /**
@@ -33,14 +33,11 @@ function nextPageLink(search: SearchRequest, nextAfter: number, limit: number): 
   return `</people?${params}>; rel="next"`;
 }
 
-function sendPerson(res: Response, person: Person, today: string): void {
-  res.setHeader('ETag', entityTag(person.version, today));
-  // A client may keep a copy but must revalidate it (If-None-Match) before using it.
-  res.setHeader('Cache-Control', 'private, no-cache');
-  res.json(personView(person, today));
-}
-
-/** GET /people, POST /people/search, GET, PATCH and DELETE /people/:id, GET /people/:id/data. */
+/**
+ * GET /people, POST /people/search, GET, PATCH and DELETE /people/:id, GET /people/:id/data, and
+ * the secretary's edits of one record: POST /people, PUT /people/:id/record, POST
+ * /people/:id/memberships (person-record.routes.ts).
+ */
 export function peopleRouter(
   container: Container,
   bearer: BearerGuard,
@@ -54,6 +51,7 @@ export function peopleRouter(
   const erasePerson = container.get(ErasePerson);
   const exportPersonData = container.get(ExportPersonData);
   const tokens = container.get<TokenService>(TYPES.TokenService);
+  const record = personRecordHandlers(container);
 
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
@@ -119,7 +117,8 @@ export function peopleRouter(
   // Each route: its guard (credentials, permission, rate limit) first, then its body, then the rest.
   // A search takes its key's turn once it knows whether it is a stream (see search).
   router.get('/people', bearer('read', { turnTakenByRoute: true }), acceptBody('json'), search);
-  router.all('/people', methodNotAllowed('GET'));
+  router.post('/people', bearer('manage'), acceptBody('json'), record.add);
+  router.all('/people', methodNotAllowed('GET', 'POST'));
   router.post('/people/search', bearer('read', { turnTakenByRoute: true }), acceptBody('json'), search);
   router.all('/people/search', methodNotAllowed('POST'));
 
@@ -169,5 +168,9 @@ export function peopleRouter(
     res.json(personDataView(data, (prefix) => tokens.mask(prefix)));
   });
   router.all('/people/:id/data', methodNotAllowed('GET'));
+  router.put('/people/:id/record', bearer('manage'), acceptBody('json'), record.replace);
+  router.all('/people/:id/record', methodNotAllowed('PUT'));
+  router.post('/people/:id/memberships', bearer('manage'), acceptBody('json'), record.renew);
+  router.all('/people/:id/memberships', methodNotAllowed('POST'));
   return router;
 }

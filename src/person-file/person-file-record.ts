@@ -181,20 +181,32 @@ function date(field: string, value: unknown, required: boolean, errors: string[]
   return value;
 }
 
-function membership(path: string, value: unknown, errors: string[]): NewMembership {
+/** A membership; `prefix` is how its fields are named (`memberships[0].`, or nothing on its own). */
+function membership(prefix: string, value: unknown, errors: string[]): NewMembership {
   if (!isObject(value)) {
-    errors.push(`${path} must be an object`);
+    errors.push(
+      prefix === ''
+        ? 'must be an object with club and start_date'
+        : `${prefix.slice(0, -1)} must be an object`,
+    );
     return { club: '', kind: null, startDate: '', endDate: null };
   }
-  unknownFields(`${path}.`, value, MEMBERSHIP_FIELDS, errors);
-  const club = requiredName(`${path}.club`, value.club, errors);
-  const kind = optionalText(`${path}.kind`, value.kind, errors);
-  const startDate = date(`${path}.start_date`, value.start_date, true, errors);
-  const endDate = date(`${path}.end_date`, value.end_date, false, errors);
+  unknownFields(prefix, value, MEMBERSHIP_FIELDS, errors);
+  const club = requiredName(`${prefix}club`, value.club, errors);
+  const kind = optionalText(`${prefix}kind`, value.kind, errors);
+  const startDate = date(`${prefix}start_date`, value.start_date, true, errors);
+  const endDate = date(`${prefix}end_date`, value.end_date, false, errors);
   if (startDate !== null && endDate !== null && endDate < startDate) {
-    errors.push(`${path}.end_date is before start_date`);
+    errors.push(`${prefix}end_date is before start_date`);
   }
   return { club, kind, startDate: startDate ?? '', endDate };
+}
+
+/** One membership on its own (a renewal), checked as a record's are, each problem naming its field. */
+export function checkMembershipRecord(value: unknown): { membership: NewMembership } | { errors: string[] } {
+  const errors: string[] = [];
+  const checked = membership('', value, errors);
+  return errors.length > 0 ? { errors } : { membership: checked };
 }
 
 /**
@@ -219,7 +231,7 @@ export function checkPersonRecord(value: unknown): { record: CheckedRecord } | {
     ),
     memberships: present(value.memberships, () =>
       list('memberships', value.memberships, errors).map((m, i) =>
-        membership(`memberships[${i}]`, m, errors),
+        membership(`memberships[${i}].`, m, errors),
       ),
     ),
   };

@@ -8,7 +8,7 @@ import type { NewPerson, PersonIdentity, PersonReplacement } from '../ports/pers
 import type { Spool, Spools } from '../ports/spool';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
 import { erasePeople } from './erase-people';
-import { ImportProblems } from './import-problems';
+import { ImportProblems, type ProblemKind } from './import-problems';
 import { diffPerson, type FieldChange, type WantedPerson } from './person-diff';
 
 /**
@@ -76,11 +76,22 @@ export interface ImportPeopleInput {
   removeMissing?: boolean;
   /**
    * Admins and erased people are nobody, as the API shows them (HTTP): a record naming one is
-   * told that its id names no person, and a number an admin holds is not told whose it is.
+   * told that its id names no person, and a number an admin holds is not told whose it is; and a
+   * record may not make anyone an admin.
    */
   membersOnly?: boolean;
   /** Each planned change as it is found; awaited, so that a slow reader holds back the import. */
   onChange?: (change: PlannedChange) => Promise<void> | void;
+  /**
+   * Asked, in the import's transaction, once every record has passed its own checks and the people
+   * the records name are found (and, unless a dry run, locked), before their chat_ids and member
+   * numbers are checked against the directory and before anything is written: who each record
+   * names, by record index (records that add someone are not in it). What it throws ends the
+   * import, nothing written. Not asked when a problem was found already.
+   */
+  confirm?: (tx: Transaction, named: ReadonlyMap<number, number>) => Promise<void>;
+  /** Each person added, by record index and new id, as they are written (never in a dry run). */
+  onAdded?: (index: number, personId: number) => void;
   /** Called after each batch, for a progress bar: records done, and all of them. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -200,7 +211,7 @@ class WriteAhead {
       this.engaged = true;
       if (setsIndexesAside(this.input)) await this.tx.people.beginBulkInsert(this.read);
     }
-    for (const held of this.held.splice(0)) await writeAdded(this.tx, held, this.input.principal ?? null);
+    for (const held of this.held.splice(0)) await writeAdded(this.tx, held, this.input);
   }
 }
 
@@ -220,13 +231,21 @@ function namesOnly({ index, where, person }: Checked): Checked {
 }
 
 /** Adds the people of `added`, with their audit entries and their changes for the feed. */
-async function writeAdded(tx: Transaction, added: Checked[], actor: Principal | null): Promise<void> {
-  const created = createdEntries(
-    await tx.people.insertMany(added.map(({ person }) => newPerson(person))),
-    actor,
-  );
+async function writeAdded(tx: Transaction, added: Checked[], input: ImportPeopleInput): Promise<void> {
+  const created = await insertAdded(tx, added, input);
   await tx.audit.record(created.audit);
   await tx.changes.record(created.changes);
+}
+
+/** Inserts the people of `added` (telling onAdded their ids): their audit entries and changes. */
+async function insertAdded(
+  tx: Transaction,
+  added: Checked[],
+  input: ImportPeopleInput,
+): Promise<{ audit: NewAuditEntry[]; changes: NewChange[] }> {
+  const ids = await tx.people.insertMany(added.map(({ person }) => newPerson(person)));
+  if (input.onAdded !== undefined) for (const [at, id] of ids.entries()) input.onAdded(added[at].index, id);
+  return createdEntries(ids, input.principal ?? null);
 }
 
 /** The audit entries and the changes of people added (`by` null from the command line: no API key). */
@@ -294,7 +313,7 @@ async function check(
   ahead: WriteAhead | null,
 ): Promise<Plan> {
   const problems = new ImportProblems();
-  const problem = (index: number, message: string) => problems.add(index, message);
+  const problem = (index: number, message: string, kind?: ProblemKind) => problems.add(index, message, kind);
   const plan: Plan = {
     total: 0,
     targets: new Map(),
@@ -340,7 +359,7 @@ async function check(
       if (person.id !== null) {
         target = byId.get(person.id);
         if (target === undefined) {
-          problem(index, `${where}: id ${person.id} names no person in the directory`);
+          problem(index, `${where}: id ${person.id} names no person in the directory`, 'unknown');
           continue;
         }
       } else if (person.memberNumber != null) {
@@ -364,12 +383,15 @@ async function check(
       namedBy.set(target.id, where);
       plan.targets.set(index, target.id);
       if (input.membersOnly && (target.role === 'admin' || target.erased)) {
-        problem(
-          index,
-          person.id !== null
-            ? `${where}: id ${person.id} names no person in the directory`
-            : `${where}: member_number ${JSON.stringify(person.memberNumber)} is already used by someone who is not a member`,
-        );
+        if (person.id !== null) {
+          problem(index, `${where}: id ${person.id} names no person in the directory`, 'unknown');
+        } else {
+          problem(
+            index,
+            `${where}: member_number ${JSON.stringify(person.memberNumber)} is already used by someone who is not a member`,
+            'taken',
+          );
+        }
         continue;
       }
       if (target.role === 'admin' || target.erased) {
@@ -404,6 +426,12 @@ async function check(
         continue;
       }
       const { index, where, person } = record;
+      // Over HTTP the secretary keeps the members; admins are the operators', made on the command
+      // line (and hidden from every people result).
+      if (input.membersOnly && person.role === 'admin') {
+        problem(index, `${where}: role admin is not taken over HTTP; admins are made with the command line`);
+        continue;
+      }
       if (person.memberNumber != null) {
         const first = memberNumbers.get(person.memberNumber);
         if (first !== undefined) {
@@ -433,6 +461,7 @@ async function check(
   });
 
   if (input.dryRun !== true) await lockWritable(tx, input, writable, file, problem);
+  if (problems.count === 0) await input.confirm?.(tx, plan.targets);
   await checkFrozen(tx, frozenRecords, plan, problem);
   // Into an empty directory nothing is taken (and the people written ahead hold what they hold).
   if (ahead === null) await checkTaken(tx, input, file, problem);
@@ -452,7 +481,7 @@ async function lockWritable(
   input: ImportPeopleInput,
   writable: Map<number, string | null>,
   file: FileKeys,
-  problem: (index: number, message: string) => void,
+  problem: (index: number, message: string, kind?: ProblemKind) => void,
 ): Promise<void> {
   const ids = [...writable.keys()].sort((a, b) => a - b);
   const gone = new Map<number, PersonIdentity | undefined>();
@@ -476,6 +505,7 @@ async function lockWritable(
         number === null
           ? `${where}: id ${id} names no person in the directory`
           : `${where}: member_number ${JSON.stringify(number)} names no person in the directory`,
+        'unknown',
       );
     } else {
       problem(
@@ -551,7 +581,7 @@ async function checkFrozen(
   tx: Transaction,
   records: Checked[],
   plan: Plan,
-  problem: (index: number, message: string) => void,
+  problem: (index: number, message: string, kind?: ProblemKind) => void,
 ): Promise<void> {
   for (let start = 0; start < records.length; start += BATCH_SIZE) {
     const slice = records.slice(start, start + BATCH_SIZE);
@@ -583,7 +613,7 @@ async function checkTaken(
   tx: Transaction,
   input: ImportPeopleInput,
   file: FileKeys,
-  problem: (index: number, message: string) => void,
+  problem: (index: number, message: string, kind?: ProblemKind) => void,
 ): Promise<void> {
   // A holder keeps what no record takes from them: not named at all (and not erased by
   // --remove-missing), or named by a record that leaves the field out.
@@ -613,6 +643,7 @@ async function checkTaken(
           problem(
             record.index,
             `${record.where}: chat_id ${JSON.stringify(holder.chatId)} is already used by person ${holder.id}, ${whose(holder)}`,
+            'taken',
           );
         }
       }
@@ -625,6 +656,7 @@ async function checkTaken(
             input.membersOnly && !isVisible(holder)
               ? `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by someone who is not a member`
               : `${record.where}: member_number ${JSON.stringify(holder.memberNumber)} is already used by person ${holder.id}, ${whose(holder)}`,
+            'taken',
           );
         }
       }
@@ -745,10 +777,7 @@ async function apply(
     output.added += added.length;
     output.updated += replacements.length;
     if (writesHere) {
-      const created = createdEntries(
-        await tx.people.insertMany(added.map(({ person }) => newPerson(person))),
-        actor,
-      );
+      const created = await insertAdded(tx, added, input);
       await tx.people.replaceMany(replacements);
       await tx.audit.record([...audit, ...created.audit]);
       // The command line is no API key: `by` is null in the feed.

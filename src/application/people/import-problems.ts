@@ -8,16 +8,36 @@ import { InvalidInput } from '../../domain/errors';
 export const KEPT_PROBLEMS = 100;
 
 /**
+ * What a problem is about: the record itself (`invalid`), a person it names who is not there
+ * (`unknown`), or a chat_id or member_number someone else holds (`taken`). An import refuses them
+ * all alike; one record written over HTTP answers each as its own status (404, 409).
+ */
+export type ProblemKind = 'invalid' | 'unknown' | 'taken';
+
+/** An import's failure: a bad input, with the kinds of problem it found. */
+export class ImportRefused extends InvalidInput {
+  constructor(
+    messages: string[],
+    total: number,
+    readonly kinds: ReadonlySet<ProblemKind>,
+  ) {
+    super(messages, total);
+  }
+}
+
+/**
  * The problems an import finds, in the order of the records they are about (a record's own in the
  * order found), whatever the order they were found in: only the first KEPT_PROBLEMS are kept, and
  * all of them counted.
  */
 export class ImportProblems {
   private readonly kept: { index: number; message: string }[] = [];
+  private readonly kinds = new Set<ProblemKind>();
   count = 0;
 
-  add(index: number, message: string): void {
+  add(index: number, message: string, kind: ProblemKind = 'invalid'): void {
     this.count += 1;
+    this.kinds.add(kind);
     const kept = this.kept;
     if (kept.length === KEPT_PROBLEMS && index >= kept[kept.length - 1].index) return;
     // After every problem of the same record or an earlier one: stable.
@@ -28,10 +48,11 @@ export class ImportProblems {
   }
 
   /** The import's failure: the first messages, and how many problems there were in all. */
-  toError(): InvalidInput {
-    return new InvalidInput(
+  toError(): ImportRefused {
+    return new ImportRefused(
       this.kept.map((p) => p.message),
       this.count,
+      this.kinds,
     );
   }
 }

@@ -49,7 +49,8 @@ const contactKey = (c: NewContact) => JSON.stringify([c.kind, c.value, c.label])
 const membershipKey = (m: NewMembership) => JSON.stringify([m.club, m.kind, m.startDate, m.endDate]);
 const sameContact = (s: Contact, w: NewContact) =>
   s.kind === w.kind && s.value === w.value && s.label === w.label;
-const sameMembership = (s: Membership, w: NewMembership) =>
+/** Whether a stored membership is the one a record gives: the same club, kind and dates. */
+export const sameMembership = (s: Membership, w: NewMembership) =>
   s.club.name === w.club && s.kind === w.kind && s.startDate === w.startDate && s.endDate === w.endDate;
 
 function describeContacts(contacts: NewContact[]): string {

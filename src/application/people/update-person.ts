@@ -1,5 +1,5 @@
 import type { NewAuditEntry } from '../../domain/audit-entry';
-import { Conflict, InvalidInput, NotFound, PreconditionFailed } from '../../domain/errors';
+import { Conflict, InvalidInput, NotFound } from '../../domain/errors';
 import {
   chatIdRule,
   FIELD_NAMES,
@@ -13,6 +13,7 @@ import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { Principal } from '../principal';
+import { checkPersonPrecondition } from './person-precondition';
 
 export interface UpdatePersonInput {
   /** Who makes the change, for the audit log; their `write` permission is checked at the edge. */
@@ -61,13 +62,7 @@ export class UpdatePerson {
   ): Promise<Person | null> {
     const current = await this.people.findFieldsById(id);
     if (current === null || !isVisible(current)) throw new NotFound(`person ${id} not found`);
-    if (expectedVersions !== undefined && !expectedVersions.includes(current.version)) {
-      throw new PreconditionFailed(
-        expectedVersions.length === 0
-          ? `the precondition names no version of person ${id}`
-          : `person ${id} has changed since the version you read; read it again`,
-      );
-    }
+    checkPersonPrecondition(id, current.version, expectedVersions);
 
     const effective: PersonChanges = {};
     const audit: NewAuditEntry[] = [];

@@ -9,8 +9,21 @@ import { BEARER_ACCESS_FAILURES, errorBody, json, responseRef } from './response
 const nullableString = { type: ['string', 'null'] };
 const text = { type: 'string' };
 
+/** One membership of a record: a club by name and the dates. */
+export const MEMBERSHIP_RECORD: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['club', 'start_date'],
+  properties: {
+    club: text,
+    kind: nullableString,
+    start_date: { type: 'string', format: 'date' },
+    end_date: { type: ['string', 'null'], format: 'date' },
+  },
+};
+
 /** One person of the JSON file `export` writes and `import` reads (SPEC §5, §6). */
-const PERSON_RECORD: JsonSchema = {
+export const PERSON_RECORD: JsonSchema = {
   type: 'object',
   description:
     'A person as the file spells them. On import every field but the names may be left out: a field left out is kept; null clears; contacts and memberships, when present, are the whole list. A record whose id or member_number names a person updates them; one naming nobody adds a person (first_name and last_name required).',
@@ -36,20 +49,7 @@ const PERSON_RECORD: JsonSchema = {
         },
       },
     },
-    memberships: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['club', 'start_date'],
-        properties: {
-          club: text,
-          kind: nullableString,
-          start_date: { type: 'string', format: 'date' },
-          end_date: { type: ['string', 'null'], format: 'date' },
-        },
-      },
-    },
+    memberships: { type: 'array', items: MEMBERSHIP_RECORD },
   },
 };
 

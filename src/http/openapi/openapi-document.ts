@@ -4,6 +4,7 @@ import { importsPaths } from './imports-paths';
 import { keysPaths } from './keys-paths';
 import type { OpenApiDocument, Paths, ResponseObject } from './openapi-types';
 import { peoplePaths } from './people-paths';
+import { personRecordPaths } from './person-record-paths';
 import { requestSchemas } from './request-schemas';
 import { FAILURE_RESPONSES } from './responses';
 import { responseSchemas } from './response-schemas';
@@ -57,13 +58,18 @@ function referencedFailures(paths: Paths): Record<string, ResponseObject> {
  */
 export function buildOpenApiDocument(): OpenApiDocument {
   const schemas = { ...requestSchemas(), ...responseSchemas(), ...webhookSchemas() };
-  const paths = {
-    ...peoplePaths(schemas.PersonFilter),
-    ...changesPaths(),
-    ...keysPaths(),
-    ...servicePaths(),
-    ...importsPaths(),
-  };
+  // The secretary's edits share /people with the search: each path's operations are merged.
+  const paths: Paths = {};
+  for (const part of [
+    peoplePaths(schemas.PersonFilter),
+    personRecordPaths(),
+    changesPaths(),
+    keysPaths(),
+    servicePaths(),
+    importsPaths(),
+  ]) {
+    for (const [path, item] of Object.entries(part)) paths[path] = { ...paths[path], ...item };
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'Membership Directory', version: '1.0.0', description: DESCRIPTION },
@@ -81,7 +87,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       {
         name: 'Secretary',
         description:
-          "The membership secretary's work: import, export, erasure and subject access (permission manage).",
+          "The membership secretary's work: import, export, adding and writing one person's record, renewals, erasure and subject access (permission manage).",
       },
     ],
     paths,

@@ -206,6 +206,8 @@ describe.each(testDatabases)('answers as documented on $name', (target) => {
       const ids: Record<string, number> = {
         '/people/{id}': await addMember(),
         '/people/{id}/data': await addMember(),
+        '/people/{id}/record': await addMember(),
+        '/people/{id}/memberships': await addMember(),
         '/keys/{id}': keys.body.find((listed: { name: string | null }) => listed.name === 'other').id,
       };
       const operations = documentedOperations(document);

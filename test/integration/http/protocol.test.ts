@@ -94,8 +94,8 @@ describe.each(testDatabases)('HTTP protocol details on $name', (target) => {
     });
 
     it.each([
-      ['DELETE', '/people', 'GET, HEAD, OPTIONS'],
-      ['POST', '/people', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/people', 'GET, POST, HEAD, OPTIONS'],
+      ['PUT', '/people', 'GET, POST, HEAD, OPTIONS'],
       ['PUT', '/people/1', 'GET, PATCH, DELETE, HEAD, OPTIONS'],
       ['GET', '/people/search', 'POST, OPTIONS'],
       ['POST', '/healthz', 'GET, HEAD, OPTIONS'],

@@ -1,4 +1,8 @@
-import { ImportProblems, KEPT_PROBLEMS } from '../../../../src/application/people/import-problems';
+import {
+  ImportProblems,
+  ImportRefused,
+  KEPT_PROBLEMS,
+} from '../../../../src/application/people/import-problems';
 import { InvalidInput } from '../../../../src/domain/errors';
 import { importFixture, record } from '../../support/import-fixture';
 
@@ -35,5 +39,19 @@ describe('the problems an import reports', () => {
     expect(error.messages).toHaveLength(KEPT_PROBLEMS);
     expect(error.messages[0]).toMatch(/^record 0: first_name/);
     expect(error.messages.at(-1)).toMatch(new RegExp(`^record ${KEPT_PROBLEMS - 1}: first_name`));
+  });
+
+  it('tells the kinds of problem found, even of those whose message was not kept, and is still a bad input', () => {
+    const problems = new ImportProblems();
+    for (let index = 0; index < KEPT_PROBLEMS; index++) problems.add(index, `record ${index}`, 'taken');
+    problems.add(KEPT_PROBLEMS, 'the last', 'unknown');
+
+    const error = problems.toError();
+
+    expect(error).toBeInstanceOf(ImportRefused);
+    expect(error).toBeInstanceOf(InvalidInput);
+    expect([...error.kinds].sort()).toEqual(['taken', 'unknown']);
+    expect(error.messages).not.toContain('the last');
+    expect(new ImportProblems().toError().kinds.size).toBe(0);
   });
 });
