@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvLine } from '../../src/person-file/csv-line';
-import { CSV_COLUMNS } from '../../src/person-file/csv-person-file';
+import { SHEET_COLUMNS } from '../../src/person-file/sheet-rows';
 import { BenchDatabase } from './bench-database';
 import { generateDirectory, type ImportRecord } from './generate-directory';
 import { type CliRun, ServiceCli } from './service-cli';
@@ -60,7 +60,7 @@ function members(records: ImportRecord[]): Member[] {
 
 function csvOf(people: Member[]): string {
   // Spelled as the service's own export spells CSV.
-  const rows: string[] = [csvLine(CSV_COLUMNS)];
+  const rows: string[] = [csvLine(SHEET_COLUMNS)];
   for (const person of people) {
     const contact = (kind: string) => person.contacts.find((c) => c.kind === kind)?.value ?? '';
     const own = [

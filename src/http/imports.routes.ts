@@ -8,6 +8,7 @@ import { InvalidInput } from '../domain/errors';
 import { type PeopleFormat, peopleFrom } from '../person-file/people-from';
 import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../person-file/people-writers';
 import { bufferSource } from '../person-file/read-json-array';
+import { writeXlsxPeople, XLSX_MEDIA_TYPE } from '../person-file/xlsx-people-writer';
 import { type BearerGuard, principalOf } from './authentication';
 import { IMPORT_BODY_LIMIT, IMPORT_PATH, IMPORT_TOO_LARGE_MESSAGE } from './body-parsing';
 import { messagesFor } from './error-messages';
@@ -16,7 +17,18 @@ import { methodNotAllowed } from './method-not-allowed';
 import { singleValues } from './search-request';
 import { quoteName } from './validation';
 
-const MEDIA_TYPES: Record<PeopleFormat, string> = { json: 'application/json', csv: 'text/csv' };
+const MEDIA_TYPES: Record<PeopleFormat, string> = {
+  json: 'application/json',
+  csv: 'text/csv',
+  xlsx: XLSX_MEDIA_TYPE,
+};
+
+/** What GET /export answers in each format. */
+const EXPORT_TYPES: Record<PeopleFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+  xlsx: XLSX_MEDIA_TYPE,
+};
 
 /** The query's flags, `true` or `false`; anything else, or another parameter, is refused. */
 function flags<K extends string>(req: Request, names: readonly K[]): Record<K, string | undefined> {
@@ -45,7 +57,7 @@ function bodyFormat(req: Request): PeopleFormat {
   if (format === undefined) {
     throw new HttpError(
       415,
-      'the request body must be application/json (a JSON array of people) or text/csv',
+      `the request body must be application/json (a JSON array of people), text/csv or ${XLSX_MEDIA_TYPE}`,
     );
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
@@ -173,23 +185,24 @@ export function importsRouter(container: Container, bearer: BearerGuard): expres
   router.get('/export', bearer('manage'), async (req: Request, res: Response) => {
     const query = flags(req, ['format', 'current'] as const);
     const format = query.format ?? 'json';
-    if (format !== 'json' && format !== 'csv') throw new InvalidInput('format must be csv or json');
+    if (!Object.hasOwn(EXPORT_TYPES, format)) throw new InvalidInput('format must be csv, json or xlsx');
     const current = booleanFlag('current', query.current);
-    if (current && format !== 'csv') {
-      throw new InvalidInput('current=true is for a mail merge: give it with format=csv');
+    if (current && format === 'json') {
+      throw new InvalidInput('current=true is for a mail merge: give it with format=csv or format=xlsx');
     }
     const produce: PeopleProducer = (write) =>
       exportPeople.execute({ write, current, by: { principal: principalOf(res), format } });
-    res.setHeader(
-      'Content-Type',
-      format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
-    );
+    res.setHeader('Content-Type', EXPORT_TYPES[format as PeopleFormat]);
     res.setHeader('Content-Disposition', `attachment; filename="members-${clock.today()}.${format}"`);
     if (req.method === 'HEAD') {
       res.status(200).end();
       return;
     }
-    await (format === 'csv' ? writeCsvPeople(res, produce, { current }) : writeJsonPeople(res, produce));
+    await (format === 'csv'
+      ? writeCsvPeople(res, produce, { current })
+      : format === 'xlsx'
+        ? writeXlsxPeople(res, produce, { current })
+        : writeJsonPeople(res, produce));
     res.end();
   });
   router.all('/export', methodNotAllowed('GET'));

@@ -4,8 +4,8 @@ import { type ContactKind } from '../domain/contact';
 import { isCurrent, type Membership } from '../domain/membership';
 import type { Person } from '../domain/person';
 import { CSV_BYTE_ORDER_MARK, csvLine } from './csv-line';
-import { CSV_COLUMNS } from './csv-person-file';
 import { toPersonRecord } from './person-file-record';
+import { SHEET_COLUMNS } from './sheet-rows';
 
 /** What an export writer is handed: a function that gives it each person, and says how many. */
 export type PeopleProducer = (
@@ -60,18 +60,69 @@ export async function writeJsonPeople(out: Writable, produce: PeopleProducer): P
   return people;
 }
 
-/** The value of a person's first contact of a kind (as contacts are shown: by kind, then id), or ''. */
 /** A person's contacts come ordered by kind, then id (SPEC §1): the first of a kind is the first found. */
 function firstContact(person: Person, kind: ContactKind): string {
   return person.contacts.find((c) => c.kind === kind)?.value ?? '';
 }
 
+/** The header of the spreadsheet layout (SPEC §9): the full one, or the mail merge's. */
+export function sheetColumns(options: { current?: boolean }): readonly string[] {
+  return options.current ? CURRENT_CSV_COLUMNS : SHEET_COLUMNS;
+}
+
 /**
- * The spreadsheet of SPEC §9, which `import FILE.csv` reads back unchanged: one row per membership
- * (a person without one is one row with those cells empty), the person's columns on each. With
- * `current`, one row per current member for a mail merge, with the membership current today that
- * ends last. UTF-8 with a byte order mark, by which spreadsheet programs tell UTF-8 from their
- * own code page (the import takes it, or none).
+ * A person's rows in the spreadsheet layout, the CSV's and the XLSX's alike (SPEC §9), which the
+ * import reads back unchanged: one row per membership (a person without one is one row with those
+ * cells empty), the person's columns on each. With `current` (the export then gives current
+ * members only), one row for a mail merge, with the membership current today that ends last.
+ */
+export function sheetRows(
+  person: Person,
+  today: string,
+  options: { current?: boolean },
+): (string | number | null)[][] {
+  const email = firstContact(person, 'email');
+  const phone = firstContact(person, 'phone');
+  const address = firstContact(person, 'address');
+  if (options.current) {
+    const membership = lastEnding(person.memberships.filter((m) => isCurrent(m, today)));
+    return [
+      [
+        person.firstName,
+        person.lastName,
+        person.memberNumber,
+        email,
+        phone,
+        address,
+        membership?.club.name ?? '',
+        membership?.endDate ?? '',
+      ],
+    ];
+  }
+  const own = [
+    person.id,
+    person.memberNumber,
+    person.firstName,
+    person.lastName,
+    email,
+    phone,
+    address,
+    person.chatId,
+    person.plannerId,
+  ];
+  const memberships = person.memberships.length === 0 ? [null] : person.memberships;
+  return memberships.map((m) => [
+    ...own,
+    m?.club.name ?? '',
+    m?.kind ?? '',
+    m?.startDate ?? '',
+    m?.endDate ?? '',
+  ]);
+}
+
+/**
+ * The spreadsheet of SPEC §9 as CSV (sheetRows). UTF-8 with a byte order mark, by which
+ * spreadsheet programs tell UTF-8 from their own code page (the import takes it, or none).
  */
 export async function writeCsvPeople(
   out: Writable,
@@ -79,44 +130,9 @@ export async function writeCsvPeople(
   options: { current?: boolean } = {},
 ): Promise<number> {
   const text = chunked(out);
-  await text.add(`${CSV_BYTE_ORDER_MARK}${csvLine(options.current ? CURRENT_CSV_COLUMNS : CSV_COLUMNS)}`);
+  await text.add(`${CSV_BYTE_ORDER_MARK}${csvLine(sheetColumns(options))}`);
   const { people } = await produce(async (person, today) => {
-    const email = firstContact(person, 'email');
-    const phone = firstContact(person, 'phone');
-    const address = firstContact(person, 'address');
-    if (options.current) {
-      const membership = lastEnding(person.memberships.filter((m) => isCurrent(m, today)));
-      await text.add(
-        csvLine([
-          person.firstName,
-          person.lastName,
-          person.memberNumber,
-          email,
-          phone,
-          address,
-          membership?.club.name ?? '',
-          membership?.endDate ?? '',
-        ]),
-      );
-      return;
-    }
-    const own = [
-      person.id,
-      person.memberNumber,
-      person.firstName,
-      person.lastName,
-      email,
-      phone,
-      address,
-      person.chatId,
-      person.plannerId,
-    ];
-    const memberships = person.memberships.length === 0 ? [null] : person.memberships;
-    for (const m of memberships) {
-      await text.add(
-        csvLine([...own, m?.club.name ?? '', m?.kind ?? '', m?.startDate ?? '', m?.endDate ?? '']),
-      );
-    }
+    for (const row of sheetRows(person, today, options)) await text.add(csvLine(row));
   });
   await text.end();
   return people;

@@ -3,13 +3,14 @@ import { ExportPeople } from '../../application/people/export-people';
 import { UsageError } from '../cli-errors';
 import { defineCommand } from '../command';
 import { type PeopleProducer, writeCsvPeople, writeJsonPeople } from '../../person-file/people-writers';
+import { writeXlsxPeople } from '../../person-file/xlsx-people-writer';
 import { writePrivateFile } from '../private-file';
 import { printLine } from '../write-text';
 
 export const exportCommand = defineCommand({
   path: ['export'],
-  summary: 'export the members to a JSON or CSV file (or standard output)',
-  usage: '[FILE] [--format json|csv] [--current]',
+  summary: 'export the members to a JSON, CSV or XLSX file (or standard output)',
+  usage: '[FILE] [--format json|csv|xlsx] [--current]',
   description: [
     'Writes every member as a JSON array in the format `import` reads, one person a line, to',
     'FILE or to standard output, with their `id` and `member_number`: edit it and import it again',
@@ -20,7 +21,10 @@ export const exportCommand = defineCommand({
     'one row per membership (a person without one is one row with those cells empty); email,',
     "phone and address are the person's first contact of that kind. UTF-8 with a byte order mark,",
     'comma-separated, lines ending CR LF (RFC 4180).',
-    'With --current (CSV only), one row per current member for a mail merge: first_name,',
+    'With --format xlsx, the same columns and rows as an Excel workbook of one sheet, which',
+    '`import FILE.xlsx` reads back: every cell is text (member numbers keep their leading zeros,',
+    'phones their +; no formulas), except start_date and end_date, which are dates.',
+    'With --current (CSV or XLSX), one row per current member for a mail merge: first_name,',
     'last_name, member_number, email, phone, address and the club and end_date of their current',
     'membership.',
     "Another directory takes the people without their ids (ids name this directory's people).",
@@ -30,23 +34,30 @@ export const exportCommand = defineCommand({
     '(or run the tool without npm: npx membership-directory export > FILE).',
   ].join('\n'),
   options: {
-    format: { type: 'string', value: 'FORMAT', description: 'json (the default) or csv' },
-    current: { type: 'boolean', description: 'CSV only: one row per current member, for a mail merge' },
+    format: { type: 'string', value: 'FORMAT', description: 'json (the default), csv or xlsx' },
+    current: {
+      type: 'boolean',
+      description: 'CSV or XLSX only: one row per current member, for a mail merge',
+    },
   },
   positionals: [{ name: 'FILE', optional: true }],
   async run({ name, io, values, positionals: [file], container }) {
     const format = values.format ?? 'json';
-    if (format !== 'json' && format !== 'csv') {
-      throw new UsageError(`--format takes json or csv, not ${JSON.stringify(format)}`, name);
+    if (format !== 'json' && format !== 'csv' && format !== 'xlsx') {
+      throw new UsageError(`--format takes json, csv or xlsx, not ${JSON.stringify(format)}`, name);
     }
     const current = values.current === true;
-    if (current && format !== 'csv') {
-      throw new UsageError('--current is for a mail merge: give it with --format csv', name);
+    if (current && format === 'json') {
+      throw new UsageError('--current is for a mail merge: give it with --format csv or xlsx', name);
     }
     const exportPeople = container.get(ExportPeople);
     const produce: PeopleProducer = (write) => exportPeople.execute({ write, current });
     const writeTo = (out: Writable) =>
-      format === 'csv' ? writeCsvPeople(out, produce, { current }) : writeJsonPeople(out, produce);
+      format === 'csv'
+        ? writeCsvPeople(out, produce, { current })
+        : format === 'xlsx'
+          ? writeXlsxPeople(out, produce, { current })
+          : writeJsonPeople(out, produce);
     if (file === undefined) {
       await writeTo(io.stdout);
       return;

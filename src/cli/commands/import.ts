@@ -20,7 +20,7 @@ const REFRESH_AFTER = 1000;
 
 export const importCommand = defineCommand({
   path: ['import'],
-  summary: 'bring the directory up to date from a JSON or CSV file, all or nothing',
+  summary: 'bring the directory up to date from a JSON, CSV or XLSX file, all or nothing',
   description: [
     'Reads FILE, a JSON array of people (the format `export` writes), each:',
     '  {"id": 12, "member_number": "M-1815", "first_name": "Ada", "last_name": "Byron",',
@@ -33,8 +33,10 @@ export const importCommand = defineCommand({
     'with or without a byte order mark). One row per membership: rows with the same member_number',
     '(or id) are one person and must agree; email, phone and address are the first contact of',
     'that kind (an empty cell removes it; the others are not touched); club, kind, start_date and',
-    'end_date come together. A file ending .csv is CSV, .json JSON; otherwise JSON if it begins',
-    'with [ (or {), else CSV.',
+    'end_date come together. An Excel workbook (.xlsx, `export --format xlsx` writes one) is',
+    'read the same way from its first sheet: a date cell is that day, a date written as text must',
+    'be YYYY-MM-DD. A file ending .csv is CSV, .json JSON, .xlsx XLSX; otherwise XLSX if it is a',
+    'zip file, JSON if it begins with [ (or {), else CSV.',
     "A record whose id (the directory's, as `export` writes it) or member_number names a person",
     'updates the fields it carries: a field (or column) it leaves out is kept as it is, null (an',
     'empty cell) clears it, and contacts and memberships, when present, are the whole list',

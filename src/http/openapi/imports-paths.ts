@@ -1,5 +1,6 @@
-import { CSV_COLUMNS } from '../../person-file/csv-person-file';
+import { SHEET_COLUMNS } from '../../person-file/sheet-rows';
 import { CURRENT_CSV_COLUMNS } from '../../person-file/people-writers';
+import { XLSX_MEDIA_TYPE } from '../../person-file/xlsx-people-writer';
 import { IMPORT_TOO_LARGE_MESSAGE } from '../body-parsing';
 import { BEARER_FAILURE_HEADERS, BEARER_HEADERS } from './headers';
 import { idSchema, int32 } from './integers';
@@ -141,7 +142,7 @@ const RECORD_EXAMPLE = {
   memberships: [{ club: 'Northfield', kind: 'full', start_date: '2024-01-01', end_date: null }],
 };
 
-const CSV_EXAMPLE = `${CSV_COLUMNS.join(',')}\r\n,M-1815,Ada,Lovelace,ada@example.org,,,,,Northfield,full,2024-01-01,\r\n`;
+const CSV_EXAMPLE = `${SHEET_COLUMNS.join(',')}\r\n,M-1815,Ada,Lovelace,ada@example.org,,,,,Northfield,full,2024-01-01,\r\n`;
 
 const RESULT_EXAMPLE = {
   dry_run: true,
@@ -162,6 +163,9 @@ const RESULT_EXAMPLE = {
   ],
 };
 
+/** An XLSX workbook, in a body or an answer: bytes. */
+const XLSX_CONTENT = { [XLSX_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } };
+
 const flag = (name: string, description: string) => ({
   name,
   in: 'query' as const,
@@ -171,11 +175,12 @@ const flag = (name: string, description: string) => ({
 
 const IMPORT_PEOPLE: Operation = {
   operationId: 'importPeople',
-  summary: 'Import a roster (JSON or CSV)',
+  summary: 'Import a roster (JSON, CSV or XLSX)',
   description:
     "Brings the directory up to date from a roster, exactly as the command line's `import` does, all or nothing, audited with the key: " +
     'a JSON array of people (the format GET /export writes) or a CSV spreadsheet (columns by header name: ' +
-    `${CSV_COLUMNS.join(', ')}; one row per membership; \`,\` or \`;\`; UTF-8 with or without a byte order mark). ` +
+    `${SHEET_COLUMNS.join(', ')}; one row per membership; \`,\` or \`;\`; UTF-8 with or without a byte order mark), ` +
+    'or an XLSX workbook (its first sheet, the same columns by header name; a date cell is that day, a date written as text must be YYYY-MM-DD). ' +
     'A field or column left out is kept. With dry_run=true nothing is written and the answer lists every change. ' +
     'A bad file: 400, each message naming its record (or row) and field (or column); role admin is refused, and an admin is nobody here. Up to 10 MiB. Permission: manage.',
   tags: ['Secretary'],
@@ -193,6 +198,7 @@ const IMPORT_PEOPLE: Operation = {
     content: {
       'application/json': { schema: { type: 'array', items: PERSON_RECORD }, example: [RECORD_EXAMPLE] },
       'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
+      ...XLSX_CONTENT,
     },
   },
   responses: {
@@ -214,11 +220,13 @@ const IMPORT_PEOPLE: Operation = {
 
 const EXPORT_PEOPLE: Operation = {
   operationId: 'exportPeople',
-  summary: 'Export the members (JSON or CSV)',
+  summary: 'Export the members (JSON, CSV or XLSX)',
   description:
     "Every member (never an admin or an erased person) as the command line's `export` writes them, as a download: " +
     'format=json (the default), the JSON array POST /imports reads; format=csv, the spreadsheet it reads ' +
-    '(one row per membership, UTF-8 with a byte order mark). With format=csv&current=true, one row per current member ' +
+    '(one row per membership, UTF-8 with a byte order mark); format=xlsx, the same columns and rows as a workbook of one sheet, ' +
+    'every cell text (leading zeros and + kept, no formulas) except start_date and end_date, which are dates. ' +
+    'With current=true (format=csv or xlsx), one row per current member ' +
     `for a mail merge: ${CURRENT_CSV_COLUMNS.join(', ')}. Audited with the key. Permission: manage.`,
   tags: ['Secretary'],
   security: [{ bearer: [] }],
@@ -226,10 +234,10 @@ const EXPORT_PEOPLE: Operation = {
     {
       name: 'format',
       in: 'query',
-      description: 'json (the default) or csv.',
-      schema: { type: 'string', enum: ['json', 'csv'], default: 'json' },
+      description: 'json (the default), csv or xlsx.',
+      schema: { type: 'string', enum: ['json', 'csv', 'xlsx'], default: 'json' },
     },
-    flag('current', 'true (with format=csv only): one row per current member, for a mail merge.'),
+    flag('current', 'true (with format=csv or xlsx only): one row per current member, for a mail merge.'),
   ],
   responses: {
     200: {
@@ -238,17 +246,18 @@ const EXPORT_PEOPLE: Operation = {
         ...BEARER_HEADERS,
         'Content-Disposition': {
           description:
-            'attachment; filename="members-YYYY-MM-DD.csv" (or .json), the date being today in the directory\'s time zone.',
+            'attachment; filename="members-YYYY-MM-DD.csv" (or .json, .xlsx), the date being today in the directory\'s time zone.',
           required: true,
           schema: {
             type: 'string',
-            pattern: '^attachment; filename="members-\\d{4}-\\d{2}-\\d{2}\\.(csv|json)"$',
+            pattern: '^attachment; filename="members-\\d{4}-\\d{2}-\\d{2}\\.(csv|json|xlsx)"$',
           },
         },
       },
       content: {
         'application/json': { schema: { type: 'array', items: PERSON_RECORD } },
         'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
+        ...XLSX_CONTENT,
       },
     },
     400: responseRef('BearerBadRequest'),

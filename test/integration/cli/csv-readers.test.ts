@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { CSV_COLUMNS } from '../../../src/person-file/csv-person-file';
+import { SHEET_COLUMNS } from '../../../src/person-file/sheet-rows';
 import { CURRENT_CSV_COLUMNS } from '../../../src/person-file/people-writers';
 import { createTestApp, type TestApp, uniqueName } from '../../support/app';
 import { expectWellFormed, readStrictly, readWithPython } from '../../support/csv-readers';
@@ -135,7 +135,7 @@ describe.each(testDatabases)('every CSV the service writes, read strictly, on $n
     },
   ] as const;
 
-  const headerOf = (layout: 'full' | 'current') => (layout === 'full' ? CSV_COLUMNS : CURRENT_CSV_COLUMNS);
+  const headerOf = (layout: 'full' | 'current') => (layout === 'full' ? SHEET_COLUMNS : CURRENT_CSV_COLUMNS);
   /** The rows of these people, found by their member numbers. */
   const ours = (rows: string[][], layout: 'full' | 'current', numbers: string[]) =>
     rows.filter((row) => numbers.includes(row[headerOf(layout).indexOf('member_number')]));

@@ -295,7 +295,7 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
     it('answers 400 for another format, or current without csv', async () => {
       const auth = { Authorization: `Bearer ${manager}` };
       expect((await request(t.app).get('/export?format=xml').set(auth)).body.errors).toEqual([
-        'format must be csv or json',
+        'format must be csv, json or xlsx',
       ]);
       expect((await request(t.app).get('/export?current=true').set(auth)).status).toBe(400);
     });
