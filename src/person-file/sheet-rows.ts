@@ -1,3 +1,4 @@
+import type { RefusedRecordNames } from '../application/people/dropped-zeros';
 import type { IncomingPerson, IncomingRecord } from '../application/people/import-people';
 import type { NewMembership } from '../application/ports/person-repository';
 import type { ContactKind } from '../domain/contact';
@@ -108,7 +109,8 @@ export async function* peopleFromRows(
   for (const group of groups) {
     const where = `row ${group.row}`;
     if (group.problems.length > 0 || group.record === null) {
-      yield { index: group.row, where, problems: group.problems };
+      const names = namesOf(group.cells);
+      yield { index: group.row, where, problems: group.problems, ...(names === null ? {} : { names }) };
       continue;
     }
     const person = group.record;
@@ -152,6 +154,14 @@ function keyOf(values: Map<SheetColumn, string>): string | null {
   if (number !== '') return `member_number ${values.get('member_number')}`;
   const id = values.get('id')?.trim() ?? '';
   return id === '' ? null : `id ${id}`;
+}
+
+/** Whom a refused row names, as far as its cells say: its member number, and its id if readable. */
+function namesOf(values: Map<SheetColumn, string>): RefusedRecordNames | null {
+  const memberNumber = values.get('member_number') ?? '';
+  if (memberNumber.trim() === '') return null;
+  const id = values.get('id')?.trim() ?? '';
+  return { memberNumber, id: /^[0-9]{1,10}$/.test(id) && Number(id) <= MAX_ID ? Number(id) : null };
 }
 
 function describeKey(key: string | null): string {

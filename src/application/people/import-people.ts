@@ -7,6 +7,13 @@ import type { Clock } from '../ports/clock';
 import type { NewPerson, PersonIdentity, PersonReplacement } from '../ports/person-repository';
 import type { Spool, Spools } from '../ports/spool';
 import type { Transaction, UnitOfWork } from '../ports/unit-of-work';
+import {
+  droppedZerosInRefused,
+  droppedZerosMessage,
+  dropsLeadingZeros,
+  holdersWithZeros,
+  type RefusedRecordNames,
+} from './dropped-zeros';
 import { erasePeople } from './erase-people';
 import { ImportProblems, type ProblemKind } from './import-problems';
 import { diffPerson, type FieldChange, type WantedPerson } from './person-diff';
@@ -26,7 +33,16 @@ export interface IncomingPerson extends WantedPerson {
  */
 export type IncomingRecord =
   | { index: number; where: string; person: IncomingPerson }
-  | { index: number; where: string; problems: string[] };
+  | {
+      index: number;
+      where: string;
+      problems: string[];
+      /**
+       * Who a refused spreadsheet row names, as its cells say: still checked for a member number
+       * that lost its leading zeros, so that the dry run lists that problem with the others.
+       */
+      names?: RefusedRecordNames;
+    };
 
 /** Why a person an import adds may be someone the directory already has. */
 export type LookalikeReason = 'same email' | 'same names';
@@ -333,6 +349,8 @@ async function check(
   const { namedBy, chatIds, memberNumbers } = file;
   /** Records naming an admin or an erased person: they may only say what is already there. */
   const frozenRecords: Checked[] = [];
+  /** Records the reader refused that still say whom they name. */
+  const refused: { index: number; where: string; names: RefusedRecordNames }[] = [];
   /** The members records will change, by id: the member_number that named them, null for an id. */
   const writable = new Map<number, string | null>();
 
@@ -352,6 +370,18 @@ async function check(
     const byNumber = new Map(
       identities.flatMap((p) => (p.memberNumber === null ? [] : [[p.memberNumber, p]])),
     );
+    // Numbers that name nobody, but a member with leading zeros before them (a spreadsheet's doing).
+    const zeroHolders =
+      ahead !== null
+        ? new Map<string, PersonIdentity>()
+        : await holdersWithZeros(
+            tx,
+            batch.flatMap(({ person: p }) =>
+              p.id === null && p.memberNumber != null && !byNumber.has(p.memberNumber)
+                ? [p.memberNumber]
+                : [],
+            ),
+          );
     const adds: Checked[] = [];
     for (const record of batch) {
       const { index, where, person } = record;
@@ -364,6 +394,11 @@ async function check(
         }
       } else if (person.memberNumber != null) {
         target = byNumber.get(person.memberNumber);
+      }
+      const zeroHolder = person.memberNumber == null ? undefined : zeroHolders.get(person.memberNumber);
+      if (target === undefined && person.id === null && zeroHolder !== undefined) {
+        problem(index, droppedZerosMessage(where, person.memberNumber as string, zeroHolder));
+        continue;
       }
       if (target === undefined) {
         // A person added is made of what the record says: their names it must say.
@@ -399,6 +434,14 @@ async function check(
         frozenRecords.push(record);
         continue;
       }
+      if (
+        person.memberNumber != null &&
+        target.memberNumber !== null &&
+        dropsLeadingZeros(person.memberNumber, target.memberNumber)
+      ) {
+        problem(index, droppedZerosMessage(where, person.memberNumber, target));
+        continue;
+      }
       writable.set(target.id, person.id === null ? (person.memberNumber ?? null) : null);
       if (person.role !== undefined && person.role !== target.role) {
         problem(index, `${where}: person ${target.id} is a ${target.role}; an import does not change roles`);
@@ -423,6 +466,7 @@ async function check(
       plan.total += 1;
       if ('problems' in record) {
         for (const message of record.problems) problem(record.index, message);
+        if (record.names !== undefined) refused.push({ ...record, names: record.names });
         continue;
       }
       const { index, where, person } = record;
@@ -460,6 +504,10 @@ async function check(
     await hand(batch);
   });
 
+  // Into an empty directory no number lost its zeros (and the people written ahead are the file's).
+  if (ahead === null) {
+    for (const { index, message } of await droppedZerosInRefused(tx, refused)) problem(index, message);
+  }
   if (input.dryRun !== true) await lockWritable(tx, input, writable, file, problem);
   if (problems.count === 0) await input.confirm?.(tx, plan.targets);
   await checkFrozen(tx, frozenRecords, plan, problem);
