@@ -32,6 +32,13 @@ export async function writeXlsxPeople(
   const zip = new PassThrough();
   zip.pipe(out, { end: false });
   const zipped = once(zip, 'end');
+  // An output that goes away (a download cancelled) must not leave the export, and its
+  // transaction, waiting for a drain that never comes: the rest of the zip is let go.
+  const letGo = () => {
+    zip.unpipe(out);
+    zip.resume();
+  };
+  out.once('close', letGo);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: zip,
     useStyles: true,
@@ -59,6 +66,7 @@ export async function writeXlsxPeople(
   sheet.commit();
   await workbook.commit();
   await zipped;
+  out.off('close', letGo);
   return people;
 }
 
