@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { type ContactKind } from '../domain/contact';
 import { isCurrent, type Membership } from '../domain/membership';
@@ -27,13 +26,26 @@ export const CURRENT_CSV_COLUMNS = [
   'end_date',
 ] as const;
 
-/** Writes text in chunks, waiting for the stream to drain when its buffer is full: memory stays bounded. */
+/**
+ * Writes text in chunks, waiting for the stream to drain when its buffer is full: memory stays
+ * bounded. An output that goes away (a download cancelled) closes without draining: the rest is
+ * let go rather than waited for, or the export, and its transaction, would wait for ever.
+ */
 function chunked(out: Writable): { add: (text: string) => Promise<void>; end: () => Promise<void> } {
   let buffer = '';
   const flush = async () => {
     const text = buffer;
     buffer = '';
-    if (!out.write(text)) await once(out, 'drain');
+    if (out.destroyed || out.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        out.off('drain', done);
+        out.off('close', done);
+        resolve();
+      };
+      out.once('drain', done);
+      out.once('close', done);
+    });
   };
   return {
     add: async (text) => {
