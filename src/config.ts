@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { type Grace, graceOf, MAX_GRACE_DAYS } from './domain/grace';
+import { characterProblem, foldCase } from './domain/text';
 import { familyCoveredByAll, proxyEntryRanges } from './trusted-proxies';
 
 /** Settings, read from the environment and validated once at start-up. */
@@ -30,6 +32,8 @@ export interface Config {
   changesRetentionDays: number;
   /** Days before a current membership's end date that membership.ending is told; 0: never. */
   renewalNoticeDays: number;
+  /** Days after its end date that a membership keeps its holder in good standing, by kind. */
+  grace: Grace;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +126,33 @@ function trustProxy(env: Env): false | number | string {
   return raw;
 }
 
+/** `kind=days` pairs, comma-separated; each kind once, whatever its case. */
+function graceByKind(env: Env, name: string): [string, number][] {
+  const raw = text(env, name);
+  if (raw === null) return [];
+  const pairs: [string, number][] = [];
+  const seen = new Set<string>();
+  for (const entry of raw.split(',')) {
+    const match = /^(.+)=\s*(\d+)$/s.exec(entry.trim());
+    const kind = match?.[1].trim() ?? '';
+    if (
+      match === null ||
+      kind === '' ||
+      characterProblem(kind) !== null ||
+      Number(match[2]) > MAX_GRACE_DAYS
+    ) {
+      throw new ConfigError(
+        `${name} must be kind=days pairs separated by commas (e.g. student=30), days from 0 to ${MAX_GRACE_DAYS}, not ${quote(entry.trim())}`,
+      );
+    }
+    const folded = foldCase(kind.normalize('NFC'));
+    if (seen.has(folded)) throw new ConfigError(`${name} gives the kind ${quote(kind)} twice`);
+    seen.add(folded);
+    pairs.push([kind.normalize('NFC'), Number(match[2])]);
+  }
+  return pairs;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -144,5 +175,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
     changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
     renewalNoticeDays: integer(env, 'RENEWAL_NOTICE_DAYS', 30, 0, 3650),
+    grace: graceOf(integer(env, 'GRACE_DAYS', 0, 0, MAX_GRACE_DAYS), graceByKind(env, 'GRACE_DAYS_BY_KIND')),
   };
 }

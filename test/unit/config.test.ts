@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       webhookConcurrency: 8,
       changesRetentionDays: 30,
       renewalNoticeDays: 30,
+      grace: { days: 0, byKind: new Map() },
     });
   });
 
@@ -62,6 +63,8 @@ describe('loadConfig', () => {
       WEBHOOK_CONCURRENCY: '16',
       CHANGES_RETENTION_DAYS: '7',
       RENEWAL_NOTICE_DAYS: '0',
+      GRACE_DAYS: '14',
+      GRACE_DAYS_BY_KIND: 'Student=30, honorary = 0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -80,7 +83,23 @@ describe('loadConfig', () => {
       webhookConcurrency: 16,
       changesRetentionDays: 7,
       renewalNoticeDays: 0,
+      grace: {
+        days: 14,
+        byKind: new Map([
+          ['student', 30],
+          ['honorary', 0],
+        ]),
+      },
     });
+  });
+
+  it('compares GRACE_DAYS_BY_KIND kinds by Unicode full case folding, and allows 366 days', () => {
+    const { grace } = loadConfig({ GRACE_DAYS: '366', GRACE_DAYS_BY_KIND: 'STRASSE=7,ΣΊΣΥΦΟΣ=366' });
+    expect(grace.days).toBe(366);
+    expect([...grace.byKind]).toEqual([
+      ['strasse', 7],
+      ['σίσυφοσ', 366],
+    ]);
   });
 
   it('treats an empty or blank value as unset, and trims values', () => {
@@ -177,6 +196,29 @@ describe('loadConfig', () => {
     ['KEEP_ALIVE_TIMEOUT_S', '65s', 'KEEP_ALIVE_TIMEOUT_S must be a whole number from 1 to 3600, not "65s"'],
     ['STREAMS_PER_KEY', '0', 'STREAMS_PER_KEY must be a whole number from 1 to 1000, not "0"'],
     ['CHANGES_RETENTION_DAYS', '0', 'CHANGES_RETENTION_DAYS must be a whole number from 1 to 3650, not "0"'],
+    ['GRACE_DAYS', '367', 'GRACE_DAYS must be a whole number from 0 to 366, not "367"'],
+    ['GRACE_DAYS', '-1', 'GRACE_DAYS must be a whole number from 0 to 366, not "-1"'],
+    [
+      'GRACE_DAYS_BY_KIND',
+      'student:30',
+      'GRACE_DAYS_BY_KIND must be kind=days pairs separated by commas (e.g. student=30), days from 0 to 366, not "student:30"',
+    ],
+    [
+      'GRACE_DAYS_BY_KIND',
+      'student=30,=5',
+      'GRACE_DAYS_BY_KIND must be kind=days pairs separated by commas (e.g. student=30), days from 0 to 366, not "=5"',
+    ],
+    [
+      'GRACE_DAYS_BY_KIND',
+      'student=400',
+      'GRACE_DAYS_BY_KIND must be kind=days pairs separated by commas (e.g. student=30), days from 0 to 366, not "student=400"',
+    ],
+    [
+      'GRACE_DAYS_BY_KIND',
+      'student=3.5',
+      'GRACE_DAYS_BY_KIND must be kind=days pairs separated by commas (e.g. student=30), days from 0 to 366, not "student=3.5"',
+    ],
+    ['GRACE_DAYS_BY_KIND', 'Student=30,STUDENT=10', 'GRACE_DAYS_BY_KIND gives the kind "STUDENT" twice'],
     ['RENEWAL_NOTICE_DAYS', '-1', 'RENEWAL_NOTICE_DAYS must be a whole number from 0 to 3650, not "-1"'],
     [
       'STREAMS_PER_INSTANCE',
