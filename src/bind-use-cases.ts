@@ -62,7 +62,7 @@ export function bindUseCases(container: Container): void {
       .inSingletonScope();
   };
 
-  useCase(SearchPeople, 'PersonRepository', 'Clock');
+  useCase(SearchPeople, 'PersonRepository', 'Clock', 'Grace');
   useCase(GetPerson, 'PersonRepository', 'Clock');
   useCase(UpdatePerson, 'PersonRepository', 'UnitOfWork', 'Clock');
   useCase(FindPeople, 'PersonRepository', 'Clock');
@@ -70,7 +70,7 @@ export function bindUseCases(container: Container): void {
   useCase(ImportPeople, 'UnitOfWork', 'Clock', 'Spools');
   useCase(WritePersonRecord, 'PersonRepository', 'UnitOfWork', 'Clock');
   useCase(ExportPeople, 'UnitOfWork', 'Clock');
-  useCase(ExportPersonData, 'UnitOfWork', 'Clock');
+  useCase(ExportPersonData, 'UnitOfWork', 'Clock', 'Grace');
   useCase(ErasePerson, 'UnitOfWork', 'Clock');
   useCase(EraseLeftMembers, 'UnitOfWork', 'Clock');
 
@@ -89,7 +89,7 @@ export function bindUseCases(container: Container): void {
   useCase(ReadAuditLog, 'AuditLog');
   useCase(CreateDemoDirectory, 'UnitOfWork', 'PasswordHasher', 'Clock');
 
-  useCase(ListChanges, 'ChangeFeed', 'Clock');
+  useCase(ListChanges, 'ChangeFeed', 'Clock', 'Grace');
   useCase(TakeChangesCursor, 'ChangeFeed');
   useCase(AnnounceMembershipTransitions, 'UnitOfWork', 'Clock');
   useCase(AnnounceRenewalNotices, 'UnitOfWork', 'Clock');

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ChangeFeed } from './application/ports/change-feed';
 import type { ErasurePurge } from './application/ports/erasure-purge';
 import type { Clock } from './application/ports/clock';
+import type { Grace } from './domain/grace';
 import type { LoginThrottle } from './application/ports/login-throttle';
 import type { PasswordHasher } from './application/ports/password-hasher';
 import type { Spools } from './application/ports/spool';
@@ -222,6 +223,7 @@ export function createContainer(
 
   const clock = overrides.clock ?? new SystemClock(config.directoryTimezone);
   container.bind<Clock>(TYPES.Clock).toConstantValue(clock);
+  container.bind<Grace>(TYPES.Grace).toConstantValue(config.grace);
   container
     .bind<PasswordHasher>(TYPES.PasswordHasher)
     .toConstantValue(overrides.passwordHasher ?? new BcryptPasswordHasher(config.bcryptCost));

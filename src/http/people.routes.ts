@@ -9,6 +9,7 @@ import { SearchPeople } from '../application/people/search-people';
 import { UpdatePerson } from '../application/people/update-person';
 import type { TokenService } from '../application/ports/token-service';
 import { TYPES } from '../application/ports/tokens';
+import type { Grace } from '../domain/grace';
 import { type BearerGuard, principalOf } from './authentication';
 import { acceptBody } from './body-parsing';
 import { entityTag, noneMatch, versionsMatching } from './entity-tag';
@@ -52,6 +53,7 @@ export function peopleRouter(
   const exportPersonData = container.get(ExportPersonData);
   const tokens = container.get<TokenService>(TYPES.TokenService);
   const record = personRecordHandlers(container);
+  const grace = container.get<Grace>(TYPES.Grace);
 
   async function search(req: Request, res: Response): Promise<void> {
     const request = await readSearchRequest(req);
@@ -132,7 +134,7 @@ export function peopleRouter(
       res.status(304).end();
       return;
     }
-    sendPerson(res, person, today);
+    sendPerson(res, person, today, grace);
   });
 
   router.patch(
@@ -151,7 +153,7 @@ export function peopleRouter(
         changes,
         expectedVersions: versions,
       });
-      sendPerson(res, person, today);
+      sendPerson(res, person, today, grace);
     },
   );
   // The secretary's desk (SPEC §9): erasure and subject access, with the manage permission.

@@ -1,7 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Container } from 'inversify';
 import { WritePersonRecord } from '../application/people/write-person-record';
+import { TYPES } from '../application/ports/tokens';
 import { InvalidInput } from '../domain/errors';
+import type { Grace } from '../domain/grace';
 import { checkMembershipRecord, checkPersonRecord } from '../person-file/person-file-record';
 import { principalOf } from './authentication';
 import { versionsMatching } from './entity-tag';
@@ -24,6 +26,7 @@ export function personRecordHandlers(
   container: Container,
 ): Record<'add' | 'replace' | 'renew', RequestHandler> {
   const writePersonRecord = container.get(WritePersonRecord);
+  const grace = container.get<Grace>(TYPES.Grace);
   return {
     add: async (req: Request, res: Response) => {
       const person = readRecord(req.body);
@@ -32,7 +35,7 @@ export function personRecordHandlers(
         write: { kind: 'add', person },
       });
       res.status(201).setHeader('Location', `/people/${written.person.id}`);
-      sendPerson(res, written.person, written.today);
+      sendPerson(res, written.person, written.today, grace);
     },
     replace: async (req: Request, res: Response) => {
       const id = idParam(req);
@@ -41,7 +44,7 @@ export function personRecordHandlers(
         principal: principalOf(res),
         write: { kind: 'replace', id, person, expectedVersions: versionsMatching(req.get('If-Match')) },
       });
-      sendPerson(res, written.person, written.today);
+      sendPerson(res, written.person, written.today, grace);
     },
     renew: async (req: Request, res: Response) => {
       const id = idParam(req);
@@ -57,7 +60,7 @@ export function personRecordHandlers(
         },
       });
       res.status(201);
-      sendPerson(res, written.person, written.today);
+      sendPerson(res, written.person, written.today, grace);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { graceOf, NO_GRACE } from '../../src/domain/grace';
 import { renderChange } from '../../src/application/changes/change-view';
 import type { RenderedPage } from '../../src/application/ports/change-feed';
 import type { NewChange } from '../../src/application/ports/change-log';
@@ -227,12 +228,15 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
         ];
         for (const one of written) await unitOfWork().run((tx) => tx.changes.record([one]));
 
-        for (const today of [TODAY, '2024-06-16']) {
+        const graces = [NO_GRACE, graceOf(30, [['Student', 2]])];
+        for (const [today, grace] of [TODAY, '2024-06-16'].flatMap((day) =>
+          graces.map((g) => [day, g] as const),
+        )) {
           const { position, changes } = await feed().page(latest, 100);
-          const rendered = await readAll(feed().renderedPage(latest, 100, today));
+          const rendered = await readAll(feed().renderedPage(latest, 100, today, grace));
           expect(changes).toHaveLength(written.length);
           expect(rendered.position).toEqual(position);
-          expect(rendered.changes).toEqual(changes.map((one) => renderChange(one, today)));
+          expect(rendered.changes).toEqual(changes.map((one) => renderChange(one, today, grace)));
 
           const shown = rendered.changes.map((one) => (one.json === null ? null : JSON.parse(one.json)));
           expect(shown.map((one) => one?.person_id ?? 'hidden')).toEqual([
@@ -265,16 +269,16 @@ export function describeChangeLogContract(adapter: () => ContractAdapter): void 
         const { latest } = await feed().position();
         await unitOfWork().run((tx) => tx.changes.record(ids.map((id) => change(id))));
 
-        const first = await readAll(feed().renderedPage(latest, 2, TODAY));
+        const first = await readAll(feed().renderedPage(latest, 2, TODAY, NO_GRACE));
         expect(first.changes.map((c) => c.seq)).toEqual(
           (await feed().page(latest, 2)).changes.map((c) => c.seq),
         );
-        const rest = await readAll(feed().renderedPage(first.changes[1].seq, 10, TODAY));
+        const rest = await readAll(feed().renderedPage(first.changes[1].seq, 10, TODAY, NO_GRACE));
         expect(rest.changes.map((c) => (c.json === null ? null : JSON.parse(c.json).person_id))).toEqual([
           ids[2],
         ]);
 
-        const none = await readAll(feed().renderedPage(rest.changes[0].seq, 10, TODAY));
+        const none = await readAll(feed().renderedPage(rest.changes[0].seq, 10, TODAY, NO_GRACE));
         expect(none).toEqual({ position: await feed().position(), changes: [] });
       });
     });

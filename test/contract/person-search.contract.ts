@@ -1,3 +1,4 @@
+import { type Grace, graceOf, NO_GRACE } from '../../src/domain/grace';
 import { personView } from '../../src/application/people/person-view';
 import type { Person } from '../../src/domain/person';
 import type { PersonFilter } from '../../src/domain/person-filter';
@@ -350,11 +351,11 @@ export function describePersonSearchContract(adapter: () => ContractAdapter): vo
     // (non-ASCII, astral characters, U+2028, DEL, a slash), in every field that holds text.
     const awkward = ['Quote " and \\ back', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Zoë 𝔘 \u2028 </x> ☃'];
 
-    async function renderedBothWays(tag: string, today: string, limit: number) {
-      const query = { filter: { lastName: tag }, today };
+    async function renderedBothWays(tag: string, today: string, limit: number, grace: Grace = NO_GRACE) {
+      const query = { filter: { lastName: tag }, today, grace };
       const expected = (await people().search(query, limit)).map((person) => ({
         id: person.id,
-        json: JSON.stringify(personView(person, today)),
+        json: JSON.stringify(personView(person, today, grace)),
       }));
       return {
         expected,
@@ -393,6 +394,48 @@ export function describePersonSearchContract(adapter: () => ContractAdapter): vo
         expect(searched).toEqual(expected);
         expect(streamed).toEqual(expected);
       }
+    });
+
+    it('writes standing, status, grace_until and good_standing_until as the view does, under any grace', async () => {
+      const tag = uniqueTag();
+      const membership = (kind: string | null, startDate: string, endDate: string | null) => ({
+        club: 'Astronomy',
+        kind,
+        startDate,
+        endDate,
+      });
+      await people().insertMany([
+        // Ended on 14 June, renewed from 1 July: a gap that a grace bridges.
+        newPerson({
+          lastName: `${tag} renewed`,
+          memberships: [
+            membership('Student', '2023-06-15', '2024-06-14'),
+            membership('full', '2024-07-01', '2025-06-30'),
+          ],
+        }),
+        newPerson({ lastName: `${tag} joining`, memberships: [membership(null, '2024-07-01', null)] }),
+        newPerson({
+          lastName: `${tag} current`,
+          memberships: [membership('full', '2024-01-01', '2024-06-15')],
+        }),
+        newPerson({ lastName: `${tag} none` }),
+      ]);
+      const graces = [NO_GRACE, graceOf(1), graceOf(0, [['STUDENT', 30]])];
+      for (const grace of graces) {
+        for (const today of [TODAY, '2024-06-16', '2024-07-14', '2024-07-15']) {
+          const { expected, searched, streamed } = await renderedBothWays(tag, today, 10, grace);
+          expect(expected).toHaveLength(4);
+          expect(searched).toEqual(expected);
+          expect(streamed).toEqual(expected);
+        }
+      }
+      const { expected } = await renderedBothWays(tag, '2024-06-16', 10, graces[2]);
+      expect(expected.map((one) => JSON.parse(one.json).standing)).toEqual([
+        'grace',
+        'pending',
+        'lapsed',
+        'none',
+      ]);
     });
 
     it('pages and streams rendered people like their domain counterparts', async () => {

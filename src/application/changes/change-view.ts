@@ -1,3 +1,4 @@
+import { type Grace, NO_GRACE } from '../../domain/grace';
 import { isVisible } from '../../domain/person';
 import { type PersonView, personView } from '../people/person-view';
 import type { ChangeWithPerson, RenderedChange } from '../ports/change-feed';
@@ -39,7 +40,7 @@ export function hiddenChangeSql(c: string, p: string): string {
  * moves past them), but for person.removed, which tells followers that a member became one; and a
  * person who is no longer visible (erased, an admin) is null.
  */
-export function shownChange(change: ChangeWithPerson, today: string): ChangeView | null {
+export function shownChange(change: ChangeWithPerson, today: string, grace: Grace): ChangeView | null {
   const { person } = change;
   if (isHiddenChange(change.type, person?.role)) return null;
   return {
@@ -49,13 +50,13 @@ export function shownChange(change: ChangeWithPerson, today: string): ChangeView
     person_id: change.personId,
     fields: change.fields === null ? null : [...change.fields],
     by: change.byKeyId,
-    person: person !== null && isVisible(person) ? personView(person, today) : null,
+    person: person !== null && isVisible(person) ? personView(person, today, grace) : null,
   };
 }
 
 /** The JSON text a client receives for a change, or null when it is not to be shown. */
-export function renderChange(change: ChangeWithPerson, today: string): RenderedChange {
-  const view = shownChange(change, today);
+export function renderChange(change: ChangeWithPerson, today: string, grace: Grace): RenderedChange {
+  const view = shownChange(change, today, grace);
   return { seq: change.seq, json: view === null ? null : JSON.stringify(view) };
 }
 
@@ -72,5 +73,6 @@ export const CHANGE_VIEW_FIELDS = Object.keys(
       person: null,
     },
     '',
+    NO_GRACE,
   ) as ChangeView,
 ) as (keyof ChangeView)[];

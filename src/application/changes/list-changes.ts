@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import { Gone, InvalidInput } from '../../domain/errors';
 import { checkPageLimit } from '../page-limit';
 import type { ChangeFeed } from '../ports/change-feed';
@@ -34,6 +35,7 @@ export class ListChanges {
   constructor(
     private readonly feed: ChangeFeed,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   async execute({ after, limit = DEFAULT_CHANGES_LIMIT }: ListChangesInput): Promise<ListChangesOutput> {
@@ -45,6 +47,7 @@ export class ListChanges {
       cursor?.seq ?? 0,
       limit + 1,
       this.clock.today(),
+      this.grace,
     );
     if (cursor !== null) {
       if (cursor.directoryId !== position.directoryId || cursor.seq > position.latest) {

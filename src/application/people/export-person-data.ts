@@ -2,6 +2,7 @@ import type { Account } from '../../domain/account';
 import type { ApiKey } from '../../domain/api-key';
 import type { AuditEntry } from '../../domain/audit-entry';
 import { NotFound } from '../../domain/errors';
+import type { Grace } from '../../domain/grace';
 import { isVisible, type Person } from '../../domain/person';
 import type { Change } from '../ports/change-log';
 import type { Clock } from '../ports/clock';
@@ -9,6 +10,9 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface PersonData {
   exportedAt: Date;
+  /** The day and grace the person's standing is told for (SPEC §10): when it was exported. */
+  today: string;
+  grace: Grace;
   person: Person;
   /** Without the password hash. */
   account: Omit<Account, 'passwordHash'> | null;
@@ -31,6 +35,7 @@ export class ExportPersonData {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   /**
@@ -52,6 +57,8 @@ export class ExportPersonData {
       const changes = await tx.changes.listAbout(id);
       return {
         exportedAt: this.clock.now(),
+        today: this.clock.today(),
+        grace: this.grace,
         person,
         account:
           account === null

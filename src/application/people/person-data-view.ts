@@ -1,4 +1,5 @@
 import { auditEntryView } from '../audit/audit-entry-view';
+import { goodStandingUntil, graceUntil, membershipStatus, personStanding } from '../../domain/standing';
 import type { PersonData } from './export-person-data';
 
 /**
@@ -8,7 +9,7 @@ import type { PersonData } from './export-person-data';
  * the API shows tokens.
  */
 export function personDataView(data: PersonData, mask: (prefix: string) => string) {
-  const { person, account } = data;
+  const { person, account, today, grace } = data;
   return {
     exported_at: data.exportedAt.toISOString(),
     person: {
@@ -26,7 +27,11 @@ export function personDataView(data: PersonData, mask: (prefix: string) => strin
         kind: m.kind,
         start_date: m.startDate,
         end_date: m.endDate,
+        status: membershipStatus(m, today, grace),
+        grace_until: graceUntil(m, grace),
       })),
+      standing: personStanding(person.memberships, today, grace),
+      good_standing_until: goodStandingUntil(person.memberships, today, grace),
       erased: person.erased,
     },
     account:

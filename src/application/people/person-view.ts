@@ -1,6 +1,15 @@
 import type { Contact } from '../../domain/contact';
+import { type Grace, NO_GRACE } from '../../domain/grace';
 import { isCurrent, type Membership } from '../../domain/membership';
 import type { Person } from '../../domain/person';
+import {
+  goodStandingUntil,
+  graceUntil,
+  type MembershipStatus,
+  membershipStatus,
+  personStanding,
+  type Standing,
+} from '../../domain/standing';
 
 /**
  * A Person as the API shows it (SPEC §1), and the one list of its fields. Fields are listed one
@@ -18,6 +27,10 @@ export interface PersonView {
   member_number: string | null;
   contacts: ContactView[];
   memberships: MembershipView[];
+  /** SPEC §10: current, grace, pending, lapsed or none, on today, by the grace setting. */
+  standing: Standing;
+  /** The last day of the unbroken run of good standing from today; null when open-ended or none. */
+  good_standing_until: string | null;
 }
 
 export interface ContactView {
@@ -40,13 +53,16 @@ export interface MembershipView {
   end_date: string | null;
   /** Whether the membership runs today (in the directory's time zone). */
   current: boolean;
+  status: MembershipStatus;
+  /** `end_date` plus the kind's grace days, when it has both. */
+  grace_until: string | null;
 }
 
 function contactView(contact: Contact): ContactView {
   return { id: contact.id, kind: contact.kind, value: contact.value, label: contact.label };
 }
 
-function membershipView(membership: Membership, today: string): MembershipView {
+function membershipView(membership: Membership, today: string, grace: Grace): MembershipView {
   return {
     id: membership.id,
     club: { id: membership.club.id, name: membership.club.name },
@@ -54,11 +70,16 @@ function membershipView(membership: Membership, today: string): MembershipView {
     start_date: membership.startDate,
     end_date: membership.endDate,
     current: isCurrent(membership, today),
+    status: membershipStatus(membership, today, grace),
+    grace_until: graceUntil(membership, grace),
   };
 }
 
-/** The view of a person on `today`, which decides which memberships are current. */
-export function personView(person: Person, today: string): PersonView {
+/**
+ * The view of a person on `today`, which decides which memberships are current, and under the
+ * directory's grace setting, which decides the standing after an end date.
+ */
+export function personView(person: Person, today: string, grace: Grace): PersonView {
   return {
     id: person.id,
     first_name: person.firstName,
@@ -67,13 +88,16 @@ export function personView(person: Person, today: string): PersonView {
     planner_id: person.plannerId,
     member_number: person.memberNumber,
     contacts: person.contacts.map(contactView),
-    memberships: person.memberships.map((membership) => membershipView(membership, today)),
+    memberships: person.memberships.map((membership) => membershipView(membership, today, grace)),
+    standing: personStanding(person.memberships, today, grace),
+    good_standing_until: goodStandingUntil(person.memberships, today, grace),
   };
 }
 
 const SAMPLE_MEMBERSHIP = membershipView(
   { id: 0, club: { id: 0, name: '' }, kind: null, startDate: '', endDate: null },
   '',
+  NO_GRACE,
 );
 
 /**
@@ -97,6 +121,7 @@ export const VIEW_FIELDS = {
         memberships: [],
       },
       '',
+      NO_GRACE,
     ),
   ) as (keyof PersonView)[],
   contact: Object.keys(

@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import { isLookup, type PersonFilter } from '../../domain/person-filter';
 import { checkPageLimit, MAX_PAGE_LIMIT } from '../page-limit';
 import type { Clock } from '../ports/clock';
@@ -48,6 +49,7 @@ export class SearchPeople {
   constructor(
     private readonly people: PersonRepository,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   async execute({ filter, limit, after, beforeRead }: SearchPeopleInput): Promise<SearchPeopleOutput> {
@@ -57,7 +59,7 @@ export class SearchPeople {
     await beforeRead?.({ lookup, longStream });
     // One date for the whole answer, so "current" means the same for every person in it.
     const today = this.clock.today();
-    const query = { filter, today, after, lookup };
+    const query = { filter, today, grace: this.grace, after, lookup };
     if (longStream) return { today, kind: 'stream', people: this.people.streamRendered(query), lookup };
     // The chat bot asks lookups unpaged, many a second: answered like a page, one statement, not
     // through a stream's batches.

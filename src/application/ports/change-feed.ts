@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import type { Person } from '../../domain/person';
 import type { Change } from './change-log';
 
@@ -54,7 +55,7 @@ export interface ChangeFeed {
    * GET /changes sends, without building, mapping and serialising each person in between.
    * Answers once the position is known, and hands the changes on as the store reads them.
    */
-  renderedPage(after: number, limit: number, today: string): Promise<RenderedPage>;
+  renderedPage(after: number, limit: number, today: string, grace: Grace): Promise<RenderedPage>;
   /**
    * Removes the changes recorded before `before` (and any older seq) and moves the pruned-through
    * mark up to the highest seq removed. Returns how many were removed.

@@ -1,4 +1,5 @@
 import type { ContactKind } from '../../domain/contact';
+import type { Grace } from '../../domain/grace';
 import type { Person, PersonChanges, PersonFields, Role } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 
@@ -15,6 +16,11 @@ export interface PersonQuery {
   filter: PersonFilter;
   /** The directory's calendar date, `YYYY-MM-DD`, that decides which memberships are current. */
   today: string;
+  /**
+   * The grace setting, which with `today` decides each person's standing (SPEC §10); absent, none
+   * (GRACE_DAYS=0): for reads that neither render people nor filter by standing.
+   */
+  grace?: Grace;
   /** Only people with an id greater than this (keyset paging). */
   after?: number;
   /**
@@ -99,7 +105,7 @@ export interface PersonRepository {
   stream(query: PersonQuery): AsyncIterable<Person>;
   /**
    * Like search, each person already rendered as the JSON text of its view on `query.today`:
-   * exactly `JSON.stringify(personView(person, today))` (the read model that answers searches).
+   * exactly `JSON.stringify(personView(person, today, grace))` (the read model that answers searches).
    */
   searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]>;
   /** Like stream, rendered as searchRendered renders. */

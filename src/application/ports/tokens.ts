@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import type { AccountRepository } from './account-repository';
 import type { ApiKeyRepository } from './api-key-repository';
 import type { AuditLog } from './audit-log';
@@ -31,6 +32,11 @@ export interface Ports {
   OperatorEvents: OperatorEvents;
   ErasurePurge: ErasurePurge;
   Spools: Spools;
+  /**
+   * Not a port but a setting the use cases read beside the clock: the grace days that, with
+   * today, decide standing (SPEC §10). One value for the process, read at start.
+   */
+  Grace: Grace;
 }
 
 /** Injection identifiers of the ports; the composition root binds an adapter to each. */
@@ -50,4 +56,5 @@ export const TYPES: { readonly [Name in keyof Ports]: symbol } = {
   OperatorEvents: Symbol.for('OperatorEvents'),
   ErasurePurge: Symbol.for('ErasurePurge'),
   Spools: Symbol.for('Spools'),
+  Grace: Symbol.for('Grace'),
 };

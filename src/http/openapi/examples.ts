@@ -24,8 +24,12 @@ export const ADA: PersonJson = {
       start_date: '2024-01-01',
       end_date: null,
       current: true,
+      status: 'current',
+      grace_until: null,
     },
   ],
+  standing: 'current',
+  good_standing_until: null,
 };
 
 const CAROLINE: PersonJson = {
@@ -48,8 +52,12 @@ const CAROLINE: PersonJson = {
       start_date: '2021-09-01',
       end_date: '2023-08-31',
       current: false,
+      status: 'ended',
+      grace_until: null,
     },
   ],
+  standing: 'lapsed',
+  good_standing_until: null,
 };
 
 /** A page of a search. */

@@ -2,6 +2,7 @@ import { CHANGE_TYPES } from '../../application/ports/change-log';
 import type { PersonDataView } from '../../application/people/person-data-view';
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
+import { MEMBERSHIP_STATUSES, STANDINGS } from '../../domain/standing';
 import { idSchema } from './integers';
 import { type JsonSchema, schemaRef } from './openapi-types';
 import { nullable, record } from './schema-records';
@@ -50,11 +51,23 @@ const PersonDataPerson = record<DataPerson>('The person, admins and erased peopl
         kind: nullable('string', 'Kind of membership.'),
         start_date: { type: 'string', format: 'date' },
         end_date: nullable('string', 'Last day, inclusive; null when open-ended.', { format: 'date' }),
+        status: {
+          type: 'string',
+          enum: [...MEMBERSHIP_STATUSES],
+          description: 'On the day of the export, as in a Person.',
+        },
+        grace_until: nullable('string', 'end_date plus its grace days, as in a Person.', { format: 'date' }),
       },
-      required: ['id', 'club', 'kind', 'start_date', 'end_date'],
+      required: ['id', 'club', 'kind', 'start_date', 'end_date', 'status', 'grace_until'],
       additionalProperties: false,
     },
   },
+  standing: {
+    type: 'string',
+    enum: [...STANDINGS],
+    description: 'On the day of the export, as in a Person.',
+  },
+  good_standing_until: nullable('string', 'On the day of the export, as in a Person.', { format: 'date' }),
   erased: { type: 'boolean', description: 'Whether the person was erased (never, over the API).' },
 });
 

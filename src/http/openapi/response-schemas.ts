@@ -2,6 +2,7 @@ import type { PersonView } from '../../application/people/person-view';
 import { CHANGE_TYPES } from '../../application/ports/change-log';
 import { CONTACT_KINDS } from '../../domain/contact';
 import { PERMISSIONS } from '../../domain/permission';
+import { MEMBERSHIP_STATUSES, STANDINGS } from '../../domain/standing';
 import type { ApiKeyResponse } from '../api-key.mapper';
 import type { ChangePageJson, mapChange } from '../change.mapper';
 import { idSchema } from './integers';
@@ -44,6 +45,17 @@ const Membership = record<MembershipJson>('A membership of a club, ordered by st
     type: 'boolean',
     description: "Whether start_date <= today <= end_date, today in the directory's time zone.",
   },
+  status: {
+    type: 'string',
+    enum: [...MEMBERSHIP_STATUSES],
+    description:
+      'pending (today < start_date), current (exactly when `current` is true), grace (end_date < today <= grace_until), else ended.',
+  },
+  grace_until: nullable(
+    'string',
+    "end_date plus the grace days of the membership's kind (settings GRACE_DAYS, GRACE_DAYS_BY_KIND); null without an end date or without grace.",
+    { format: 'date' },
+  ),
 });
 
 const Person = record<PersonJson>('A member of the directory. Admins never appear.', {
@@ -63,6 +75,17 @@ const Person = record<PersonJson>('A member of the directory. Admins never appea
   ),
   contacts: { type: 'array', items: schemaRef('Contact') },
   memberships: { type: 'array', items: schemaRef('Membership') },
+  standing: {
+    type: 'string',
+    enum: [...STANDINGS],
+    description:
+      'The first that applies: current, grace, pending (the best status among the memberships), lapsed (memberships, none of those), none (no membership).',
+  },
+  good_standing_until: nullable(
+    'string',
+    'For standing current or grace: the last day D such that every day from today to D is covered by a membership current or in grace (touching or overlapping periods chain). Null when that chain reaches an open-ended membership, and for any other standing.',
+    { format: 'date' },
+  ),
 });
 
 const CHANGED_FIELDS = [

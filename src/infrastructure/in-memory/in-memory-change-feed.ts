@@ -1,4 +1,5 @@
 import { renderChange } from '../../application/changes/change-view';
+import type { Grace } from '../../domain/grace';
 import type {
   ChangeFeed,
   ChangeWithPerson,
@@ -36,9 +37,9 @@ export class InMemoryChangeFeed implements ChangeFeed {
     };
   }
 
-  async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
+  async renderedPage(after: number, limit: number, today: string, grace: Grace): Promise<RenderedPage> {
     const { position, changes } = await this.page(after, limit);
-    return { position, changes: oneBatch(changes.map((change) => renderChange(change, today))) };
+    return { position, changes: oneBatch(changes.map((change) => renderChange(change, today, grace))) };
   }
 
   async prune(before: Date): Promise<number> {

@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../domain/grace';
 import type { Clock } from '../../application/ports/clock';
 import type {
   NewPerson,
@@ -75,8 +76,8 @@ function sortChildren(person: StoredPerson): void {
   );
 }
 
-function render(person: Person, today: string): RenderedPerson {
-  return { id: person.id, json: JSON.stringify(personView(person, today)) };
+function render(person: Person, { today, grace = NO_GRACE }: PersonQuery): RenderedPerson {
+  return { id: person.id, json: JSON.stringify(personView(person, today, grace)) };
 }
 
 export class InMemoryPersonRepository implements PersonRepository {
@@ -109,11 +110,11 @@ export class InMemoryPersonRepository implements PersonRepository {
   }
 
   async searchRendered(query: PersonQuery, limit: number): Promise<RenderedPerson[]> {
-    return (await this.search(query, limit)).map((person) => render(person, query.today));
+    return (await this.search(query, limit)).map((person) => render(person, query));
   }
 
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
-    for await (const person of this.stream(query)) yield render(person, query.today);
+    for await (const person of this.stream(query)) yield render(person, query);
   }
 
   async *streamAll(): AsyncIterable<Person> {

@@ -6,7 +6,14 @@ import {
   VIEW_FIELDS,
 } from '../../application/people/person-view';
 import { contactOrderSql } from '../../domain/contact';
+import type { Grace } from '../../domain/grace';
 import { currentMembershipSql } from '../../domain/membership';
+import {
+  goodStandingUntilSql,
+  graceUntilSql,
+  membershipStatusSql,
+  personStandingSql,
+} from '../../domain/standing';
 
 /**
  * The read model, a deliberate fast path beside the one mapper: PostgreSQL writes each person as
@@ -70,10 +77,11 @@ export function renderedClubsSql(): string {
 }
 
 /**
- * The person `p` as the JSON text of its view; `today` is the parameter holding the date. With
- * `clubsRendered`, the statement holds renderedClubsSql() in its WITH.
+ * The person `p` as the JSON text of its view; `today` is the parameter holding the date, `grace`
+ * the directory's setting. With `clubsRendered`, the statement holds renderedClubsSql() in its WITH.
  */
-export function personJsonSql(today: string, clubsRendered = false): string {
+export function personJsonSql(today: string, grace: Grace, clubsRendered = false): string {
+  const day = `${today}::date`;
   const contact: Record<keyof ContactView, string> = {
     id: integer('c.id'),
     kind: json('c.kind'),
@@ -86,7 +94,9 @@ export function personJsonSql(today: string, clubsRendered = false): string {
     kind: json('m.kind'),
     start_date: json('m.start_date'),
     end_date: json('m.end_date'),
-    current: boolean(currentMembershipSql('m', `${today}::date`)),
+    current: boolean(currentMembershipSql('m', day)),
+    status: json(membershipStatusSql('m', day, grace)),
+    grace_until: json(graceUntilSql('m', grace)),
   };
   const person: Record<keyof PersonView, string> = {
     id: integer('p.id'),
@@ -106,6 +116,8 @@ export function personJsonSql(today: string, clubsRendered = false): string {
       `FROM memberships m JOIN ${clubsRendered ? RENDERED_CLUBS : 'clubs'} cl ON cl.id = m.club_id WHERE m.person_id = p.id`,
       'm.start_date, m.id',
     ),
+    standing: json(personStandingSql('p', day, grace)),
+    good_standing_until: json(goodStandingUntilSql('p', day, grace)),
   };
   return object(VIEW_FIELDS.person, person);
 }

@@ -8,6 +8,7 @@ import type {
   RenderedPage,
 } from '../../application/ports/change-feed';
 import type { ChangedField, ChangeType } from '../../application/ports/change-log';
+import type { Grace } from '../../domain/grace';
 import { type Person, visiblePersonSql } from '../../domain/person';
 import { changeJsonSql } from './change-json-sql';
 import { translateDatabaseError, withDatabaseErrors } from './database-errors';
@@ -53,9 +54,10 @@ const POSITION_STATEMENT = `SELECT (${POSITION}) AS position`;
  * as it is read, so that rows leave as they are made (no sort or hash over the page holds them
  * back): the page is sent on while the rest is rendered. The position is a one-row outer side, the
  * page the lateral inner one, so the rows keep the page's order. An admin's change is read (its
- * seq moves the cursor) but has no text, except person.removed, which tells that they left. $1: after, $2: limit, $3: today.
+ * seq moves the cursor) but has no text, except person.removed, which tells that they left. $1: after, $2: limit, $3: today; `grace` decides standing.
  */
-const RENDERED_PAGE = `
+function renderedPageSql(grace: Grace): string {
+  return `
   WITH ${renderedClubsSql()}, feed AS MATERIALIZED (
     SELECT directory_id, changes_pruned_through AS pruned_through,
            greatest(changes_pruned_through, (SELECT max(seq) FROM changes)) AS latest
@@ -65,12 +67,25 @@ const RENDERED_PAGE = `
     FROM feed LEFT JOIN LATERAL (
       SELECT c.seq,
              (SELECT CASE WHEN ${hiddenChangeSql('c', 'p')} THEN NULL ELSE ${changeJsonSql(
-               `CASE WHEN ${visiblePersonSql('p')} THEN ${personJsonSql('$3', true)} ELSE 'null' END`,
+               `CASE WHEN ${visiblePersonSql('p')} THEN ${personJsonSql('$3', grace, true)} ELSE 'null' END`,
              )} END
                 FROM (SELECT) one LEFT JOIN people p ON p.id = c.person_id) AS json
         FROM (SELECT seq, at, type, person_id, fields, by_key_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c
        ORDER BY c.seq
     ) page ON true`;
+}
+
+const renderedPages = new WeakMap<Grace, string>();
+
+/** The statement for `grace`, built once. */
+function renderedPage(grace: Grace): string {
+  let sql = renderedPages.get(grace);
+  if (sql === undefined) {
+    sql = renderedPageSql(grace);
+    renderedPages.set(grace, sql);
+  }
+  return sql;
+}
 
 interface RenderedRow extends PositionRow {
   seq: string | null;
@@ -88,7 +103,7 @@ async function* renderedChanges(
     for (const row of rows) {
       if (row.seq === null) continue;
       const seq = Number(row.seq);
-      // The statement keeps the page's order by its plan's shape (see RENDERED_PAGE), not by a
+      // The statement keeps the page's order by its plan's shape (see renderedPageSql), not by a
       // final sort: were that ever lost, a page must fail rather than move a cursor wrongly.
       if (seq <= previous) throw new Error('the feed page came out of seq order');
       previous = seq;
@@ -188,15 +203,15 @@ export class SqlChangeFeed implements ChangeFeed {
     });
   }
 
-  async renderedPage(after: number, limit: number, today: string): Promise<RenderedPage> {
+  async renderedPage(after: number, limit: number, today: string, grace: Grace): Promise<RenderedPage> {
     const part = this.pagePart;
     const firstPart = part?.();
     if (part !== undefined && firstPart !== undefined && limit > firstPart) {
-      return this.renderedPageInParts(after, limit, today, firstPart, part);
+      return this.renderedPageInParts(after, limit, today, grace, firstPart, part);
     }
     // One statement, one snapshot, as for `page`; rows rather than one aggregate, so that the
     // texts reach node as they are, never inside a JSON document to parse, and as they are made.
-    const batches = this.reads.stream<RenderedRow>(RENDERED_PAGE, [after, limit, today], true);
+    const batches = this.reads.stream<RenderedRow>(renderedPage(grace), [after, limit, today], true);
     const first = await withDatabaseErrors(() => batches.next());
     if (first.done) throw new Error('the feed statement answered no row');
     return { position: toPosition(first.value[0]), changes: renderedChanges(first.value, batches) };
@@ -211,11 +226,12 @@ export class SqlChangeFeed implements ChangeFeed {
     after: number,
     limit: number,
     today: string,
+    grace: Grace,
     firstPart: number,
     part: () => number,
   ): Promise<RenderedPage> {
     const read = (from: number, size: number) =>
-      withDatabaseErrors(() => this.reads.query<RenderedRow>(RENDERED_PAGE, [from, size, today], true));
+      withDatabaseErrors(() => this.reads.query<RenderedRow>(renderedPage(grace), [from, size, today], true));
     const seqsOf = (rows: RenderedRow[]) =>
       rows.filter((row) => row.seq !== null).map((row) => Number(row.seq));
     let asked = firstPart;

@@ -11,6 +11,7 @@ import type {
   PersonRepository,
   RenderedPerson,
 } from '../../application/ports/person-repository';
+import { type Grace, NO_GRACE } from '../../domain/grace';
 import { NotFound } from '../../domain/errors';
 import { lastsUntilSql } from '../../domain/membership';
 import {
@@ -75,21 +76,26 @@ const MEMBERSHIP_INSERT_COLUMNS =
 const LONG_PAST = "(now() AT TIME ZONE 'UTC')::date - 1";
 const LONG_PAST_MARKS = 'm.start_date < long_past, coalesce(m.end_date < long_past, false)';
 
-const renderedSelects = new Map<string, string>();
+const renderedSelects = new WeakMap<Grace, Map<string, string>>();
 
 /**
  * The statement reading people as JSON text where `condition` holds, `$n+1` the date and `$n+2`
- * the limit. Built once per condition: the text is long (the person rendered by the database),
+ * the limit, under `grace`. Built once per grace and condition: the text is long (the person rendered by the database),
  * and the same string each time lets the driver see at once that a named statement is the one
  * it prepared, where a new copy would be compared (and hashed) character by character.
  */
-function renderedSelect(condition: SqlCondition): string {
-  let sql = renderedSelects.get(condition.sql);
+function renderedSelect(condition: SqlCondition, grace: Grace): string {
+  let selects = renderedSelects.get(grace);
+  if (selects === undefined) {
+    selects = new Map();
+    renderedSelects.set(grace, selects);
+  }
+  let sql = selects.get(condition.sql);
   if (sql === undefined) {
     const n = condition.params.length;
-    sql = `SELECT p.id, ${personJsonSql(`$${n + 1}`)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`;
+    sql = `SELECT p.id, ${personJsonSql(`$${n + 1}`, grace)} AS json FROM people p WHERE ${condition.sql} ORDER BY p.id LIMIT $${n + 2}`;
     // Conditions differ by the filter's shape, not its values (those are parameters): few.
-    if (renderedSelects.size < 1000) renderedSelects.set(condition.sql, sql);
+    if (selects.size < 1000) selects.set(condition.sql, sql);
   }
   return sql;
 }
@@ -166,7 +172,7 @@ export class SqlPersonRepository implements PersonRepository {
     const firstPart = lookup ? undefined : part?.();
     if (part === undefined || firstPart === undefined || limit <= firstPart) {
       return withDatabaseErrors(() =>
-        this.selectRendered(this.condition(query, query.after), query.today, limit, lookup),
+        this.selectRendered(this.condition(query, query.after), query, limit, lookup),
       );
     }
     return withDatabaseErrors(async () => {
@@ -174,7 +180,7 @@ export class SqlPersonRepository implements PersonRepository {
       let after = query.after;
       let asked = firstPart;
       for (;;) {
-        const rows = await this.selectRendered(this.condition(query, after), query.today, asked, false);
+        const rows = await this.selectRendered(this.condition(query, after), query, asked, false);
         found.push(...rows);
         if (rows.length < asked || found.length >= limit) return found;
         after = rows[rows.length - 1].id;
@@ -186,7 +192,7 @@ export class SqlPersonRepository implements PersonRepository {
   async *streamRendered(query: PersonQuery): AsyncIterable<RenderedPerson> {
     yield* this.batches(
       (after) => this.condition(query, after),
-      (condition, size) => this.selectRendered(condition, query.today, size, query.lookup === true),
+      (condition, size) => this.selectRendered(condition, query, size, query.lookup === true),
       query.after,
     );
   }
@@ -474,13 +480,13 @@ export class SqlPersonRepository implements PersonRepository {
   /** People as JSON text, rendered by the database (the read model, see person-json-sql.ts). */
   private selectRendered(
     condition: SqlCondition,
-    today: string,
+    { today, grace = NO_GRACE }: PersonQuery,
     limit: number,
     lookup: boolean,
   ): Promise<RenderedPerson[]> {
     // A lookup's plan is the same whatever the value (an index probe): prepared once. Name and
     // page searches are planned for their values, as a pattern's selectivity varies widely.
-    return this.reads.query(renderedSelect(condition), [...condition.params, today, limit], lookup);
+    return this.reads.query(renderedSelect(condition, grace), [...condition.params, today, limit], lookup);
   }
 
   private async *batches<T extends { id: number }>(

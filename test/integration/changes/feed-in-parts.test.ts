@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../src/domain/grace';
 import type { RenderedChange } from '../../../src/application/ports/change-feed';
 import type { Database } from '../../../src/infrastructure/persistence/database';
 import { SqlChangeFeed } from '../../../src/infrastructure/persistence/sql-change-feed';
@@ -47,8 +48,8 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
       [2, 5],
       [5, 10],
     ]) {
-      const expected = await readAll((await whole.renderedPage(after, limit, TODAY)).changes);
-      const page = await inParts.renderedPage(after, limit, TODAY);
+      const expected = await readAll((await whole.renderedPage(after, limit, TODAY, NO_GRACE)).changes);
+      const page = await inParts.renderedPage(after, limit, TODAY, NO_GRACE);
       expect(await readAll(page.changes)).toEqual(expected);
       expect(page.cutShort?.() ?? false).toBe(false);
     }
@@ -65,7 +66,7 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
         return size;
       },
     });
-    const page = await feed.renderedPage(0, 9, TODAY);
+    const page = await feed.renderedPage(0, 9, TODAY, NO_GRACE);
     const parts: number[][] = [];
     for await (const batch of page.changes) parts.push(batch.map((change) => change.seq));
     expect(parts).toEqual([[1, 2, 3, 4], [5, 6], [7, 8], [9]]);
@@ -74,7 +75,7 @@ describe.each(testDatabases)('a feed page read in parts on $name', (target) => {
   it('ends the page where a prune overtook it, and says it was cut short', async () => {
     await record(database, 7);
     const feed = new SqlChangeFeed(database.dataSource.manager, { pagePart: () => 3 });
-    const page = await feed.renderedPage(0, 7, TODAY);
+    const page = await feed.renderedPage(0, 7, TODAY, NO_GRACE);
     const iterator = page.changes[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).toBe(false);

@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../src/domain/grace';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
@@ -74,7 +75,7 @@ describe.each(testDatabases)('fair sharing between keys on $name', (target) => {
     const feed = container.get<ChangeFeed>(TYPES.ChangeFeed);
     const holdingFeed = Object.create(feed) as ChangeFeed;
     holdingFeed.renderedPage = (after, limit, today) =>
-      holding(limit, () => feed.renderedPage(after, limit, today));
+      holding(limit, () => feed.renderedPage(after, limit, today, NO_GRACE));
     container.rebind<ChangeFeed>(TYPES.ChangeFeed).toConstantValue(holdingFeed);
   };
 

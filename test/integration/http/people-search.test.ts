@@ -153,6 +153,8 @@ describe.each(testDatabases)('searching people on $name', (target) => {
               start_date: '2000-01-01',
               end_date: null,
               current: true,
+              status: 'current',
+              grace_until: null,
             },
             {
               id: expect.any(Number),
@@ -161,8 +163,12 @@ describe.each(testDatabases)('searching people on $name', (target) => {
               start_date: '2000-01-01',
               end_date: '2001-12-31',
               current: false,
+              status: 'ended',
+              grace_until: null,
             },
           ],
+          standing: 'current',
+          good_standing_until: null,
         },
       ]);
     });

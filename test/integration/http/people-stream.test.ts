@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../src/domain/grace';
 import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
@@ -10,7 +11,7 @@ import { createTestApp, type TestApp } from '../../support/app';
 import { testDatabases } from '../../support/databases';
 
 function syntheticPerson(id: number): RenderedPerson {
-  return { id, json: JSON.stringify(personView(domainPerson(id), '2025-01-01')) };
+  return { id, json: JSON.stringify(personView(domainPerson(id), '2025-01-01', NO_GRACE)) };
 }
 
 function domainPerson(id: number): Person {

@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../../src/domain/grace';
 import { AnnounceRenewalNotices } from '../../../../src/application/changes/announce-renewal-notices';
 import { ListChanges } from '../../../../src/application/changes/list-changes';
 import type { NewMembership } from '../../../../src/application/ports/person-repository';
@@ -17,7 +18,7 @@ describe('AnnounceRenewalNotices on the in-memory adapters', () => {
   async function setup() {
     const clock = new FakeClock('2025-05-30T12:00:00Z');
     const directory = new InMemoryDirectory(clock);
-    const list = new ListChanges(directory.feed, clock);
+    const list = new ListChanges(directory.feed, clock, NO_GRACE);
     /** A page read to its end, as GET /changes sends it. */
     const read = async (after?: string) => {
       const page = await list.execute(after === undefined ? {} : { after });

@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../../src/domain/grace';
 import { AnnounceMembershipTransitions } from '../../../../src/application/changes/announce-membership-transitions';
 import { decodeCursor, encodeCursor } from '../../../../src/application/changes/change-cursor';
 import { ListChanges, type ListChangesOutput } from '../../../../src/application/changes/list-changes';
@@ -15,7 +16,7 @@ function setup() {
   return {
     clock,
     directory,
-    list: new ListChanges(directory.feed, clock),
+    list: new ListChanges(directory.feed, clock, NO_GRACE),
     update: new UpdatePerson(directory.people, directory.unitOfWork, clock),
     calendar: new AnnounceMembershipTransitions(directory.unitOfWork, clock),
   };
@@ -130,7 +131,7 @@ describe('TakeChangesCursor', () => {
         return directory.feed.position();
       },
       page: (after, limit) => directory.feed.page(after, limit),
-      renderedPage: (after, limit, today) => directory.feed.renderedPage(after, limit, today),
+      renderedPage: (after, limit, today, grace) => directory.feed.renderedPage(after, limit, today, grace),
       prune: (before) => directory.feed.prune(before),
     };
     const take = new TakeChangesCursor(feed);
@@ -166,7 +167,7 @@ describe('a page the store cut short', () => {
       page: async () => ({ position: { directoryId: DIRECTORY, prunedThrough: 0, latest: 9 }, changes: [] }),
       prune: async () => 0,
     };
-    const page = await listed(new ListChanges(cut, clock).execute({ limit: 5 }));
+    const page = await listed(new ListChanges(cut, clock, NO_GRACE).execute({ limit: 5 }));
     expect(page.changes).toEqual(['{"seq":1}', '{"seq":2}']);
     expect(page.hasMore).toBe(true);
     expect(decodeCursor(page.cursor)).toEqual({ directoryId: DIRECTORY, seq: 2 });

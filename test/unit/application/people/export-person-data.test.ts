@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../../src/domain/grace';
 import { ExportPersonData } from '../../../../src/application/people/export-person-data';
 import { addAccount, addPerson } from '../../support/directory-fixtures';
 import { FakeClock } from '../../support/fake-clock';
@@ -21,7 +22,9 @@ describe('ExportPersonData', () => {
     });
     await directory.audit.record([entry('person', other.id), entry('person', subject.personId)]);
 
-    const data = await new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId });
+    const data = await new ExportPersonData(directory.unitOfWork, clock, NO_GRACE).execute({
+      id: subject.personId,
+    });
 
     const values = data.audit
       .filter((e) => e.action === 'person.update')
@@ -33,7 +36,10 @@ describe('ExportPersonData', () => {
       ]),
     );
     await expect(
-      new ExportPersonData(directory.unitOfWork, clock).execute({ id: subject.personId, visibleOnly: true }),
+      new ExportPersonData(directory.unitOfWork, clock, NO_GRACE).execute({
+        id: subject.personId,
+        visibleOnly: true,
+      }),
     ).resolves.toEqual(data);
   });
 });

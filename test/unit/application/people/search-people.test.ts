@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../../src/domain/grace';
 import { MAX_PAGE_LIMIT } from '../../../../src/application/page-limit';
 import { SearchPeople, WHOLE_LOOKUP_SIZE } from '../../../../src/application/people/search-people';
 import { InvalidInput } from '../../../../src/domain/errors';
@@ -9,7 +10,7 @@ import { FakeClock } from '../../support/fake-clock';
 function setup() {
   const clock = new FakeClock('2025-03-15T12:00:00Z');
   const directory = new InMemoryDirectory(clock);
-  return { clock, directory, search: new SearchPeople(directory.people, clock) };
+  return { clock, directory, search: new SearchPeople(directory.people, clock, NO_GRACE) };
 }
 
 describe('SearchPeople', () => {
