@@ -1,3 +1,5 @@
+import type { Standing } from './standing';
+
 /** A search over people. Every field is optional; given fields combine with AND. */
 export interface PersonFilter {
   /** Case-insensitive exact match against any of the person's email contacts. */
@@ -18,6 +20,10 @@ export interface PersonFilter {
    * as recorded (isEndingBefore): whose membership ends by then unless they renew.
    */
   endingBefore?: string;
+  /** People whose standing (SPEC §10) is one of these. */
+  standing?: readonly Standing[];
+  /** true: standing current or grace; false: any other. */
+  inGoodStanding?: boolean;
 }
 
 export const FILTER_STRING_MAX_LENGTH = 255;

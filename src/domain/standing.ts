@@ -13,6 +13,13 @@ export type Standing = (typeof STANDINGS)[number];
 /** The standings that are "in good standing": a member today, or within their grace. */
 export const GOOD_STANDINGS: readonly Standing[] = ['current', 'grace'];
 
+/** `current,grace` as the filter spells a list of standings; null when one is no standing. */
+export function parseStandings(text: string): Standing[] | null {
+  const names = text.split(',').map((name) => name.trim());
+  if (!names.every((name): name is Standing => (STANDINGS as readonly string[]).includes(name))) return null;
+  return [...new Set(names)];
+}
+
 // Membership standing (SPEC §10): derived from the recorded dates and the grace setting where it is
 // read, never stored. Each rule is spelled in TypeScript (the in-memory adapter, the API's views)
 // and in SQL (the rendered JSON, the filters, the calendar), side by side as in membership.ts;
@@ -61,6 +68,28 @@ export function personStandingSql(p: string, today: string, grace: Grace): strin
   const holds = (status: MembershipStatus) =>
     `EXISTS (SELECT 1 FROM memberships sm WHERE sm.person_id = ${p}.id AND ${membershipStatusSql('sm', today, grace)} = '${status}')`;
   return `(CASE WHEN NOT EXISTS (SELECT 1 FROM memberships sm WHERE sm.person_id = ${p}.id) THEN 'none' WHEN ${holds('current')} THEN 'current' WHEN ${holds('grace')} THEN 'grace' WHEN ${holds('pending')} THEN 'pending' ELSE 'lapsed' END)`;
+}
+
+/** The standing filter: their standing is one of `standings` (none of them when it is empty). */
+export function hasStanding(
+  memberships: readonly Held[],
+  today: string,
+  grace: Grace,
+  standings: readonly Standing[],
+): boolean {
+  return standings.includes(personStanding(memberships, today, grace));
+}
+
+/** `standings` are written into the statement: they are checked names, never a client's text. */
+export function hasStandingSql(
+  p: string,
+  today: string,
+  grace: Grace,
+  standings: readonly Standing[],
+): string {
+  if (standings.length === 0) return 'FALSE';
+  if (!standings.every((s) => STANDINGS.includes(s))) throw new Error('not a standing');
+  return `${personStandingSql(p, today, grace)} IN (${standings.map((s) => `'${s}'`).join(', ')})`;
 }
 
 /** The last day a membership keeps its holder in good standing: grace_until, else end_date. */

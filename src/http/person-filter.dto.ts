@@ -1,6 +1,7 @@
-import { IsBoolean, IsIn, IsString, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsString, ValidateBy, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { FILTER_STRING_MAX_LENGTH } from '../domain/person-filter';
+import { parseStandings, STANDINGS } from '../domain/standing';
 import { IsCalendarDate } from './is-calendar-date';
 import { IsText } from './is-text';
 
@@ -19,6 +20,18 @@ const SUBSTRING = {
   maxLength: FILTER_STRING_MAX_LENGTH,
   description: 'Case-insensitive substring match; %, _ and \\ match themselves.',
 };
+const STANDING_LIST = `must be one of ${STANDINGS.join(', ')}, or several of them separated by commas`;
+
+/** A standing, or several separated by commas (the same text in a query string and in a body). */
+const IsStandingList = () =>
+  ValidateBy({
+    name: 'isStandingList',
+    validator: {
+      validate: (value) => typeof value === 'string' && parseStandings(value) !== null,
+      defaultMessage: () => STANDING_LIST,
+    },
+  });
+
 const EXACT = { maxLength: FILTER_STRING_MAX_LENGTH, description: 'Exact, case-sensitive match.' };
 
 /**
@@ -89,4 +102,23 @@ export class PersonFilterDto {
     examples: ['2026-06-30'],
   })
   ending_before?: string;
+
+  @unlessAbsent()
+  @IsString(STRING)
+  @IsStandingList()
+  @JSONSchema({
+    maxLength: FILTER_STRING_MAX_LENGTH,
+    pattern: `^ *(${STANDINGS.join('|')}) *(, *(${STANDINGS.join('|')}) *)*$`,
+    description:
+      'People whose standing is this one, or one of these separated by commas (current,grace): current, ' +
+      'grace (after an end date, within its grace days), pending (a membership yet to start), lapsed, none ' +
+      '(no membership). See Person.standing.',
+    examples: ['grace', 'current,grace'],
+  })
+  standing?: string;
+
+  @unlessAbsent()
+  @IsBoolean(BOOLEAN)
+  @JSONSchema({ description: 'true: people whose standing is current or grace; false: any other standing.' })
+  in_good_standing?: boolean;
 }

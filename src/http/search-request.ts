@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { PersonFilter } from '../domain/person-filter';
+import { parseStandings } from '../domain/standing';
 import { InvalidInput } from '../domain/errors';
 import { hasParsedBody } from './body-parsing';
 import { limitParam, MAX_ID } from './ids';
@@ -99,5 +100,12 @@ export async function readSearchRequest(req: Request): Promise<SearchRequest> {
   } else {
     dto = await filterFromQuery(filterParams);
   }
-  return { filter: codeSpelling(dto), limit, after, filterParams: queryOf(dto) };
+  const { standing, ...filter } = codeSpelling(dto);
+  return {
+    // Validated above: a list of standings by now.
+    filter: standing === undefined ? filter : { ...filter, standing: parseStandings(standing) ?? [] },
+    limit,
+    after,
+    filterParams: queryOf(dto),
+  };
 }

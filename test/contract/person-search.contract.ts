@@ -2,6 +2,7 @@ import { type Grace, graceOf, NO_GRACE } from '../../src/domain/grace';
 import { personView } from '../../src/application/people/person-view';
 import type { Person } from '../../src/domain/person';
 import type { PersonFilter } from '../../src/domain/person-filter';
+import { STANDINGS } from '../../src/domain/standing';
 import { caseFoldingCases, caseFoldingPeople } from './case-folding-cases';
 import {
   type ContractAdapter,
@@ -26,6 +27,51 @@ export function describePersonSearchContract(adapter: () => ContractAdapter): vo
   }
 
   describe('PersonRepository search filters', () => {
+    it('filters by standing and in_good_standing as each person stands, under any grace', async () => {
+      const tag = uniqueTag();
+      const membership = (kind: string | null, startDate: string, endDate: string | null) => ({
+        club: 'Astronomy',
+        kind,
+        startDate,
+        endDate,
+      });
+      await people().insertMany([
+        newPerson({ lastName: `${tag} a`, memberships: [membership('Student', '2023-06-15', '2024-06-10')] }),
+        newPerson({ lastName: `${tag} b`, memberships: [membership(null, '2024-06-01', '2024-06-15')] }),
+        newPerson({ lastName: `${tag} c`, memberships: [membership('full', '2024-07-01', null)] }),
+        newPerson({ lastName: `${tag} d`, memberships: [membership('full', '2020-01-01', '2020-12-31')] }),
+        newPerson({ lastName: `${tag} e` }),
+      ]);
+      for (const grace of [NO_GRACE, graceOf(3, [['STUDENT', 10]])]) {
+        for (const today of [TODAY, '2024-06-16', '2024-06-20', '2024-06-21']) {
+          const everyone = await people().search({ filter: { lastName: tag }, today, grace }, 100);
+          const standingOf = new Map(everyone.map((p) => [p.id, personView(p, today, grace).standing]));
+          const ids = async (filter: PersonFilter) =>
+            (await people().search({ filter: { lastName: tag, ...filter }, today, grace }, 100)).map(
+              (p) => p.id,
+            );
+          for (const standing of STANDINGS) {
+            const expected = everyone.filter((p) => standingOf.get(p.id) === standing).map((p) => p.id);
+            expect([today, standing, await ids({ standing: [standing] })]).toEqual([
+              today,
+              standing,
+              expected,
+            ]);
+          }
+          const good = everyone
+            .filter((p) => ['current', 'grace'].includes(standingOf.get(p.id) ?? ''))
+            .map((p) => p.id);
+          expect(await ids({ inGoodStanding: true })).toEqual(good);
+          expect(await ids({ inGoodStanding: false })).toEqual(
+            everyone.map((p) => p.id).filter((id) => !good.includes(id)),
+          );
+          expect(await ids({ standing: ['grace', 'none'], inGoodStanding: true })).toEqual(
+            everyone.filter((p) => standingOf.get(p.id) === 'grace').map((p) => p.id),
+          );
+        }
+      }
+    });
+
     it('matches email case-insensitively and exactly, against email contacts only', async () => {
       const tag = uniqueTag();
       await people().insertMany([

@@ -1,4 +1,5 @@
-import { NO_GRACE } from '../../domain/grace';
+import { type Grace, NO_GRACE } from '../../domain/grace';
+import { GOOD_STANDINGS, hasStanding } from '../../domain/standing';
 import type { Clock } from '../../application/ports/clock';
 import type {
   NewPerson,
@@ -47,7 +48,7 @@ function identity(person: StoredPerson): PersonIdentity {
  * The matching rules of SPEC §2, as the SQL adapter applies them: case-insensitive is the same
  * foldCase on both sides, substring for names (LIKE '%...%' there) and equality for emails.
  */
-export function matchesFilter(person: Person, filter: PersonFilter, today: string): boolean {
+export function matchesFilter(person: Person, filter: PersonFilter, today: string, grace: Grace): boolean {
   const { email, firstName, lastName, chatId, memberNumber, active, hasChat, hasPlanner, endingBefore } =
     filter;
   if (
@@ -66,6 +67,14 @@ export function matchesFilter(person: Person, filter: PersonFilter, today: strin
   if (hasChat !== undefined && (person.chatId !== null) !== hasChat) return false;
   if (hasPlanner !== undefined && (person.plannerId !== null) !== hasPlanner) return false;
   if (endingBefore !== undefined && !isEndingBefore(person.memberships, today, endingBefore)) return false;
+  const { standing, inGoodStanding } = filter;
+  if (standing !== undefined && !hasStanding(person.memberships, today, grace, standing)) return false;
+  if (
+    inGoodStanding !== undefined &&
+    hasStanding(person.memberships, today, grace, GOOD_STANDINGS) !== inGoodStanding
+  ) {
+    return false;
+  }
   return true;
 }
 
@@ -92,7 +101,7 @@ export class InMemoryPersonRepository implements PersonRepository {
     for (const person of this.byId()) {
       if (found.length >= limit) break;
       if (query.after !== undefined && person.id <= query.after) continue;
-      if (isVisible(person) && matchesFilter(person, query.filter, query.today))
+      if (isVisible(person) && matchesFilter(person, query.filter, query.today, query.grace ?? NO_GRACE))
         found.push(copyPerson(person));
     }
     return found;

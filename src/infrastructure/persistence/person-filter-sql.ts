@@ -1,6 +1,8 @@
+import { type Grace, NO_GRACE } from '../../domain/grace';
 import { currentMembershipSql, endingBeforeCandidatesSql, endingBeforeSql } from '../../domain/membership';
 import { visiblePersonSql } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
+import { GOOD_STANDINGS, hasStandingSql, STANDINGS } from '../../domain/standing';
 import { foldCase } from '../../domain/text';
 
 /** A WHERE clause over `people p` and its parameters, numbered from $1. */
@@ -22,7 +24,7 @@ export function escapeLike(value: string): string {
  */
 export function personFilterSql(
   filter: PersonFilter,
-  options: { today: string; after?: number; visibleOnly: boolean },
+  options: { today: string; grace?: Grace; after?: number; visibleOnly: boolean },
 ): SqlCondition {
   const conditions: string[] = [];
   const params: unknown[] = [];
@@ -67,6 +69,17 @@ export function personFilterSql(
     // 1,000 at 100,000 people took 170-190 ms testing everyone, 26 ms from those (docs/decisions.md).
     if (filter.endingBefore >= options.today) conditions.push(endingBeforeCandidatesSql('p', today, date));
     conditions.push(`(${endingBeforeSql('p', today, date)})`);
+  }
+  if (filter.standing !== undefined || filter.inGoodStanding !== undefined) {
+    const today = `${param(options.today)}::date`;
+    const grace = options.grace ?? NO_GRACE;
+    if (filter.standing !== undefined) conditions.push(hasStandingSql('p', today, grace, filter.standing));
+    if (filter.inGoodStanding !== undefined) {
+      const good = filter.inGoodStanding
+        ? GOOD_STANDINGS
+        : STANDINGS.filter((s) => !GOOD_STANDINGS.includes(s));
+      conditions.push(hasStandingSql('p', today, grace, good));
+    }
   }
   if (filter.hasChat !== undefined) conditions.push(`p.chat_id IS ${filter.hasChat ? 'NOT ' : ''}NULL`);
   if (filter.hasPlanner !== undefined) {

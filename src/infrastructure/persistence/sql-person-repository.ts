@@ -466,7 +466,12 @@ export class SqlPersonRepository implements PersonRepository {
   }
 
   private condition(query: PersonQuery, after: number | undefined): SqlCondition {
-    return personFilterSql(query.filter, { today: query.today, after, visibleOnly: true });
+    return personFilterSql(query.filter, {
+      today: query.today,
+      grace: query.grace,
+      after,
+      visibleOnly: true,
+    });
   }
 
   private async select(condition: SqlCondition, limit: number): Promise<Person[]> {

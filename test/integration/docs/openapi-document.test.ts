@@ -67,6 +67,8 @@ const FILTER_KEYS = [
   'has_chat',
   'has_planner',
   'ending_before',
+  'standing',
+  'in_good_standing',
 ];
 const CHANGE_KEYS = ['first_name', 'last_name', 'chat_id'];
 
@@ -274,6 +276,17 @@ describe('the OpenAPI document', () => {
       schema: { type: 'string', format: 'date' },
       description: expect.stringMatching(/^Renewals/),
     });
+    const standing = document.paths['/people'].get?.parameters?.find(
+      (p) => 'name' in p && p.name === 'standing',
+    );
+    expect(standing).toMatchObject({
+      schema: { type: 'string' },
+      description: expect.stringMatching(/^People whose standing/),
+    });
+    const good = document.paths['/people'].get?.parameters?.find(
+      (p) => 'name' in p && p.name === 'in_good_standing',
+    );
+    expect(good).toMatchObject({ schema: { type: 'boolean' } });
   });
 
   it('declares no request body on a GET or DELETE, which browsers and generated clients cannot send', () => {
