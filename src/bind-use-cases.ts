@@ -8,6 +8,7 @@ import { SetAccountDisabled } from './application/accounts/set-account-disabled'
 import { ReadAuditLog } from './application/audit/read-audit-log';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
 import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
+import { AnnounceStanding } from './application/changes/announce-standing';
 import { ListChanges } from './application/changes/list-changes';
 import { PruneChanges } from './application/changes/prune-changes';
 import { TakeChangesCursor } from './application/changes/take-changes-cursor';
@@ -93,6 +94,7 @@ export function bindUseCases(container: Container): void {
   useCase(TakeChangesCursor, 'ChangeFeed');
   useCase(AnnounceMembershipTransitions, 'UnitOfWork', 'Clock');
   useCase(AnnounceRenewalNotices, 'UnitOfWork', 'Clock');
+  useCase(AnnounceStanding, 'UnitOfWork', 'Clock', 'Grace');
   useCase(PruneChanges, 'ChangeFeed', 'WebhookStore', 'ErasurePurge', 'Clock');
 
   useCase(AddWebhook, 'WebhookStore');

@@ -12,6 +12,7 @@ import type { TokenService } from './application/ports/token-service';
 import { TYPES } from './application/ports/tokens';
 import { AnnounceMembershipTransitions } from './application/changes/announce-membership-transitions';
 import { AnnounceRenewalNotices } from './application/changes/announce-renewal-notices';
+import { AnnounceStanding } from './application/changes/announce-standing';
 import { PruneChanges } from './application/changes/prune-changes';
 import { bindUseCases } from './bind-use-cases';
 import type { Config } from './config';
@@ -299,6 +300,10 @@ export function createContainer(
           .get(AnnounceRenewalNotices)
           .execute({ noticeDays: config.renewalNoticeDays });
         if (notices.ending > 0) logger.info(notices, 'memberships near their end: renewal notices recorded');
+        // After the ends: a membership is told ended before it is told lapsed.
+        const standing = await container.get(AnnounceStanding).execute();
+        if (standing.lapsed + standing.standingChanged > 0)
+          logger.info(standing, 'memberships lapsed or standings changed: changes recorded');
       },
       logger,
     ),

@@ -5,17 +5,19 @@ export const CHANGE_TYPES = [
   'person.updated',
   'person.erased',
   'person.removed',
+  'person.standing_changed',
   'membership.started',
   'membership.ending',
   'membership.ended',
+  'membership.lapsed',
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 /** Field names as the API spells them. */
-export type ChangedField = FieldName | 'contacts' | 'memberships';
+export type ChangedField = FieldName | 'contacts' | 'memberships' | 'standing';
 export interface NewChange {
   type: ChangeType;
   personId: number;
-  /** person.updated: what changed; null for the other types. */
+  /** person.updated: what changed; person.standing_changed: `standing`; null for the other types. */
   fields: ChangedField[] | null;
   /** The API key that made the change; null for the command line and the calendar. */
   byKeyId: number | null;

@@ -13,7 +13,8 @@ export const webhooksAdd = defineCommand({
     'signature with it. Failed deliveries are retried for 3 days; 410 Gone disables at once.',
     'URL must be http or https without a user name or password; loopback and private',
     'addresses are allowed. Event types: person.created, person.updated, person.erased,',
-    'person.removed, membership.started, membership.ending, membership.ended (default: all).',
+    'person.removed, person.standing_changed, membership.started, membership.ending,',
+    'membership.ended, membership.lapsed (default: all).',
   ].join('\n'),
   options: {
     events: { type: 'string', value: 'TYPE,...', description: 'only these change types (comma-separated)' },

@@ -96,6 +96,7 @@ const CHANGED_FIELDS = [
   'member_number',
   'contacts',
   'memberships',
+  'standing',
 ];
 
 const Change = record<ChangeJson>('One change of a person, in the order of `seq`. Admins never appear.', {
@@ -114,13 +115,16 @@ const Change = record<ChangeJson>('One change of a person, in the order of `seq`
       'person.created, person.updated (see fields), person.erased (person is null), person.removed ' +
       '(person is null: no longer in the directory without being erased, e.g. made an admin; delete ' +
       "your copy), and membership.started / membership.ending / membership.ended as the calendar turns in the directory's time zone " +
-      '(membership.ending: RENEWAL_NOTICE_DAYS before a current membership ends).',
+      '(membership.ending: RENEWAL_NOTICE_DAYS before a current membership ends; membership.lapsed: the day ' +
+      'after its grace_until, or after its end_date without grace), and person.standing_changed (fields ' +
+      '["standing"]) when a person\'s standing changes, by a write or by the calendar.',
   },
   person_id: id('The person changed: the {id} of /people/{id}.'),
   fields: {
     type: ['array', 'null'],
     items: { type: 'string', enum: CHANGED_FIELDS },
-    description: 'person.updated: the fields that changed; null for the other types.',
+    description:
+      'person.updated: the fields that changed; person.standing_changed: ["standing"]; null for the other types.',
   },
   by: idSchema({
     type: ['integer', 'null'],

@@ -32,8 +32,12 @@ interface State {
       writtenAt: Date;
       /** The end date whose renewal notice was told; absent: none told. */
       endingAnnounced?: string | null;
+      /** The last good day whose lapse was dealt with; absent: none. */
+      lapseAnnounced?: string | null;
     }
   >;
+  /** Per person id, the standing the calendar last told or first saw (people.standing_announced). */
+  standings: Map<number, string>;
   clubs: Map<string, Club>;
   nextId: {
     person: number;
@@ -54,6 +58,7 @@ function emptyState(): State {
     changes: [],
     directory: { id: randomUUID(), changesPrunedThrough: 0 },
     calendar: new Map(),
+    standings: new Map(),
     clubs: new Map(),
     nextId: { person: 1, contact: 1, membership: 1, club: 1, key: 1, audit: 1, change: 1 },
   };

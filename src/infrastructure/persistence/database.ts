@@ -25,6 +25,7 @@ import { RenewalNotices1768003200000 } from './migrations/1768003200000-renewal-
 import { NameSearchStatistics1768089600000 } from './migrations/1768089600000-name-search-statistics';
 import { NameIndexPendingLists1768176000000 } from './migrations/1768176000000-name-index-pending-lists';
 import { WebhooksKeepWaiting1768262400000 } from './migrations/1768262400000-webhooks-keep-waiting';
+import { StandingAnnouncements1768348800000 } from './migrations/1768348800000-standing-announcements';
 import { ApiKeySchema } from './schemas/api-key-schema';
 import { AuditEntrySchema } from './schemas/audit-entry-schema';
 import { PersonSchema } from './schemas/person-schema';
@@ -79,6 +80,7 @@ export const MIGRATIONS = [
   NameSearchStatistics1768089600000,
   NameIndexPendingLists1768176000000,
   WebhooksKeepWaiting1768262400000,
+  StandingAnnouncements1768348800000,
 ];
 
 /** Any constant works, as long as every instance of the service uses the same one. */

@@ -2,10 +2,20 @@ import type { EntityManager } from 'typeorm';
 import type {
   DueMembership,
   EndingMembership,
+  LapsedMembership,
   MembershipCalendar,
+  StandingChange,
 } from '../../application/ports/membership-calendar';
+import type { Grace } from '../../domain/grace';
 import { currentDayAfterSql, hasEndedSql, hasStartedSql, nearItsEndSql } from '../../domain/membership';
+import { visiblePersonSql } from '../../domain/person';
+import { graceUntilSql, personStandingSql, type Standing } from '../../domain/standing';
 import { withDatabaseErrors } from './database-errors';
+
+/** A membership `m`'s last day in good standing: grace_until, else its end date. */
+function lastGoodDaySql(m: string, grace: Grace): string {
+  return `coalesce(${graceUntilSql(m, grace)}, ${m}.end_date)`;
+}
 
 interface DueRow {
   id: number;
@@ -105,6 +115,91 @@ export class SqlMembershipCalendar implements MembershipCalendar {
         'UPDATE memberships SET ending_announced = end_date WHERE id = ANY($1::int[])',
         [ids],
       );
+    });
+  }
+
+  claimLapsed(today: string, grace: Grace, limit: number): Promise<LapsedMembership[]> {
+    return withDatabaseErrors(async () => {
+      // The first conditions are the partial index's, read by end date up to today: what ended and
+      // was not dealt with, a grace's length at most (grace_until is at most 366 days later).
+      const rows: { id: number; person_id: number; last_good_day: string; written_at: Date }[] =
+        await this.manager.query(
+          `SELECT m.id, m.person_id, (${lastGoodDaySql('m', grace)})::text AS last_good_day, m.written_at
+             FROM memberships m
+            WHERE m.end_date IS NOT NULL AND m.lapse_announced IS NULL AND m.end_date < $1::date
+              AND ${lastGoodDaySql('m', grace)} < $1::date
+              AND EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NULL)
+            ORDER BY m.end_date, m.id
+            LIMIT $2
+              FOR UPDATE OF m SKIP LOCKED`,
+          [today, limit],
+        );
+      return rows.map((row) => ({
+        id: row.id,
+        personId: row.person_id,
+        lastGoodDay: row.last_good_day,
+        writtenAt: row.written_at,
+      }));
+    });
+  }
+
+  markLapsesDealt(lapses: Pick<LapsedMembership, 'id' | 'lastGoodDay'>[]): Promise<void> {
+    return withDatabaseErrors(async () => {
+      if (lapses.length === 0) return;
+      await this.manager.query(
+        `UPDATE memberships m SET lapse_announced = v.day
+           FROM unnest($1::int[], $2::date[]) AS v(id, day)
+          WHERE m.id = v.id`,
+        [lapses.map((l) => l.id), lapses.map((l) => l.lastGoodDay)],
+      );
+    });
+  }
+
+  reconsiderLapses(today: string, grace: Grace): Promise<void> {
+    return withDatabaseErrors(async () => {
+      const last = lastGoodDaySql('m', grace);
+      await this.manager.query(
+        `UPDATE memberships m SET lapse_announced = CASE WHEN ${last} < $1::date THEN ${last} END
+          WHERE m.lapse_announced IS NOT NULL AND m.lapse_announced IS DISTINCT FROM ${last}`,
+        [today],
+      );
+    });
+  }
+
+  advanceStandings(
+    today: string,
+    grace: Grace,
+    batch: { after: number; limit: number; writtenWithinSeconds: number | null },
+  ): Promise<{ lastId: number | null; changes: StandingChange[] }> {
+    return withDatabaseErrors(async () => {
+      const rows: { id: number; was: string | null; standing: Standing }[] = await this.manager.query(
+        `SELECT p.id, p.standing_announced AS was, ${personStandingSql('p', '$1::date', grace)} AS standing
+           FROM people p
+          WHERE p.id > $2 AND ${visiblePersonSql('p')}
+            AND ($4::int IS NULL OR p.standing_announced IS NULL
+                 OR p.updated_at >= now() - make_interval(secs => $4::int))
+          ORDER BY p.id
+          LIMIT $3`,
+        [today, batch.after, batch.limit, batch.writtenWithinSeconds],
+      );
+      const moved = rows.filter((row) => row.was !== row.standing);
+      if (moved.length === 0) return { lastId: rows.at(-1)?.id ?? null, changes: [] };
+      // Compare and set: another instance that told a change first has moved the mark on.
+      // An UPDATE answers its rows and how many it changed.
+      const [won]: [{ id: number }[], number] = await this.manager.query(
+        `UPDATE people p SET standing_announced = v.standing
+           FROM unnest($1::int[], $2::text[], $3::text[]) AS v(id, was, standing)
+          WHERE p.id = v.id AND p.standing_announced IS NOT DISTINCT FROM v.was
+          RETURNING p.id`,
+        [moved.map((r) => r.id), moved.map((r) => r.was), moved.map((r) => r.standing)],
+      );
+      const ours = new Set(won.map((row) => row.id));
+      return {
+        lastId: rows.at(-1)?.id ?? null,
+        changes: moved
+          .filter((row) => ours.has(row.id))
+          .map((row) => ({ personId: row.id, from: row.was, to: row.standing })),
+      };
     });
   }
 }

@@ -80,7 +80,7 @@ describeOnPostgres('the calendar on two instances of one PostgreSQL database', (
     return counts;
   };
 
-  it('tells each start and end once between them, and catches up after both were down', async () => {
+  it('tells each start, end and lapse once between them, and catches up after both were down', async () => {
     const member = (startDate: string, endDate: string | null): NewPerson =>
       newPerson({ memberships: [{ club: uniqueName('Club'), kind: null, startDate, endDate }] });
     const people = first.dataSource.manager;
@@ -114,7 +114,8 @@ describeOnPostgres('the calendar on two instances of one PostgreSQL database', (
     await Promise.all(instances.map((instance) => instance.close()));
     clock.set('2030-01-10T08:00:00Z');
     instances = [await start(databases[1])];
-    const expected = 300 + 300 + 100;
+    // Started, ended, started; and (GRACE_DAYS=0) lapsed on the 4th, each once.
+    const expected = 300 + 300 + 100 + 300;
     await waitFor(async () => (await changesAfter(instances[0], cursor)).length >= expected, 20_000);
     await instances[0].container.get(AnnounceMembershipTransitions).execute();
 
@@ -124,6 +125,7 @@ describeOnPostgres('the calendar on two instances of one PostgreSQL database', (
     for (const { id, start_date: startDate } of ids) {
       expect(all.get(`membership.started ${id}`)).toBe(1);
       if (startDate === '2030-01-02') expect(all.get(`membership.ended ${id}`)).toBe(1);
+      if (startDate === '2030-01-02') expect(all.get(`membership.lapsed ${id}`)).toBe(1);
     }
   });
 });

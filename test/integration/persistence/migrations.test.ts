@@ -68,6 +68,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         'NameSearchStatistics1768089600000',
         'NameIndexPendingLists1768176000000',
         'WebhooksKeepWaiting1768262400000',
+        'StandingAnnouncements1768348800000',
       ]);
       expect(await migrate(database)).toEqual([]);
     } finally {
@@ -112,6 +113,7 @@ describe.each(testDatabases)('migrate on $name', (target) => {
           'NameSearchStatistics1768089600000',
           'NameIndexPendingLists1768176000000',
           'WebhooksKeepWaiting1768262400000',
+          'StandingAnnouncements1768348800000',
         ]);
       } finally {
         await empty.dispose();
@@ -170,17 +172,11 @@ describe.each(testDatabases)('migrate on $name', (target) => {
            FROM generate_series(1, 1200) AS g`,
       );
       // Back to before the statistics migration (the ones after it first).
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
+      const undone = await undoTo(database, 'NameSearchStatistics1768089600000');
       await dataSource.query('ANALYZE people');
       expect(await mostCommon()).toEqual({ first_name_folded: 100, last_name_folded: 100 });
 
-      expect(await migrate(database)).toEqual([
-        'NameSearchStatistics1768089600000',
-        'NameIndexPendingLists1768176000000',
-        'WebhooksKeepWaiting1768262400000',
-      ]);
+      expect(await migrate(database)).toEqual(undone);
       expect(await mostCommon()).toEqual({ first_name_folded: 150, last_name_folded: 400 });
     } finally {
       await database.close();
@@ -204,17 +200,38 @@ describe.each(testDatabases)('migrate on $name', (target) => {
         people_first_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
         people_last_name_folded_trgm_idx: ['gin_pending_list_limit=256'],
       });
-      // The migration after it first.
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
+      const undone = await undoTo(database, 'NameIndexPendingLists1768176000000');
       expect(await limits()).toEqual({
         people_first_name_folded_trgm_idx: null,
         people_last_name_folded_trgm_idx: null,
       });
-      expect(await migrate(database)).toEqual([
-        'NameIndexPendingLists1768176000000',
-        'WebhooksKeepWaiting1768262400000',
-      ]);
+      expect(await migrate(database)).toEqual(undone);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('counts the lapses of memberships already ended as dealt with when it adds lapse_announced', async () => {
+    const database = await openTestDatabase(target);
+    const { dataSource } = database;
+    try {
+      await undoTo(database, 'StandingAnnouncements1768348800000');
+      const [person] = await dataSource.query(
+        "INSERT INTO people (first_name, last_name, first_name_folded, last_name_folded) VALUES ('a', 'b', 'a', 'b') RETURNING id",
+      );
+      const [club] = await dataSource.query("INSERT INTO clubs (name) VALUES ('Astronomy') RETURNING id");
+      await dataSource.query(
+        `INSERT INTO memberships (person_id, club_id, start_date, end_date)
+         VALUES ($1, $2, '2001-01-01', CURRENT_DATE - 1), ($1, $2, '2001-01-01', CURRENT_DATE), ($1, $2, '2001-01-01', NULL)`,
+        [person.id, club.id],
+      );
+      await migrate(database);
+      const rows: { lapse_announced_is_end: boolean | null }[] = await dataSource.query(
+        'SELECT lapse_announced = end_date AS lapse_announced_is_end FROM memberships ORDER BY id',
+      );
+      expect(rows.map((row) => row.lapse_announced_is_end)).toEqual([true, null, null]);
+      const [{ standing }] = await dataSource.query('SELECT standing_announced AS standing FROM people');
+      expect(standing).toBeNull();
     } finally {
       await database.close();
     }
@@ -277,3 +294,11 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     }
   });
 });
+
+/** Undoes the migrations down to `name`, that one included; answers their names, in order. */
+async function undoTo(database: Database, name: string): Promise<string[]> {
+  const from = MIGRATIONS.findIndex((migration) => migration.name === name);
+  if (from < 0) throw new Error(`no migration ${name}`);
+  for (let i = from; i < MIGRATIONS.length; i += 1) await database.dataSource.undoLastMigration();
+  return MIGRATIONS.slice(from).map((migration) => migration.name);
+}

@@ -14,6 +14,8 @@ export interface PersonRow {
   memberNumber: string | null;
   /** Set when the person was erased (SPEC §8); the names then say "erased". */
   erasedAt: Date | null;
+  /** The standing the calendar last told or first saw (SPEC §10); never what answers show. */
+  standingAnnounced: string | null;
   username: string | null;
   passwordHash: string | null;
   permissions: string[];
@@ -37,6 +39,7 @@ export const PersonSchema = new EntitySchema<PersonRow>({
     plannerId: { type: 'text', name: 'planner_id', nullable: true },
     memberNumber: { type: 'text', name: 'member_number', nullable: true },
     erasedAt: { type: 'timestamptz', name: 'erased_at', nullable: true },
+    standingAnnounced: { type: 'text', name: 'standing_announced', nullable: true },
     username: { type: 'text', nullable: true },
     passwordHash: { type: 'text', name: 'password_hash', nullable: true },
     permissions: { type: 'text', array: true, default: () => "'{}'" },
