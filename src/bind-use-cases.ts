@@ -66,14 +66,14 @@ export function bindUseCases(container: Container): void {
   useCase(SearchPeople, 'PersonRepository', 'Clock', 'Grace');
   useCase(GetPerson, 'PersonRepository', 'Clock');
   useCase(UpdatePerson, 'PersonRepository', 'UnitOfWork', 'Clock');
-  useCase(FindPeople, 'PersonRepository', 'Clock');
-  useCase(IdentifyPerson, 'PersonRepository', 'Clock');
+  useCase(FindPeople, 'PersonRepository', 'Clock', 'Grace');
+  useCase(IdentifyPerson, 'PersonRepository', 'Clock', 'Grace');
   useCase(ImportPeople, 'UnitOfWork', 'Clock', 'Spools');
   useCase(WritePersonRecord, 'PersonRepository', 'UnitOfWork', 'Clock');
-  useCase(ExportPeople, 'UnitOfWork', 'Clock');
+  useCase(ExportPeople, 'UnitOfWork', 'Clock', 'Grace');
   useCase(ExportPersonData, 'UnitOfWork', 'Clock', 'Grace');
   useCase(ErasePerson, 'UnitOfWork', 'Clock');
-  useCase(EraseLeftMembers, 'UnitOfWork', 'Clock');
+  useCase(EraseLeftMembers, 'UnitOfWork', 'Clock', 'Grace');
 
   useCase(AuthenticateAccount, 'AccountRepository', 'PasswordHasher', 'LoginThrottle', 'OperatorEvents');
   useCase(AuthenticateKey, 'ApiKeyRepository', 'TokenService', 'Clock');

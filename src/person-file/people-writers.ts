@@ -1,14 +1,16 @@
 import type { Writable } from 'node:stream';
 import { type ContactKind } from '../domain/contact';
 import { isCurrent, type Membership } from '../domain/membership';
+import type { Grace } from '../domain/grace';
 import type { Person } from '../domain/person';
+import { graceUntil, personStanding } from '../domain/standing';
 import { CSV_BYTE_ORDER_MARK, csvLine } from './csv-line';
 import { toPersonRecord } from './person-file-record';
 import { SHEET_COLUMNS } from './sheet-rows';
 
 /** What an export writer is handed: a function that gives it each person, and says how many. */
 export type PeopleProducer = (
-  write: (person: Person, today: string) => Promise<void>,
+  write: (person: Person, today: string, grace: Grace) => Promise<void>,
 ) => Promise<{ people: number }>;
 
 // Text is gathered into chunks of about this size before a write: fewer, larger writes.
@@ -24,6 +26,9 @@ export const CURRENT_CSV_COLUMNS = [
   'address',
   'club',
   'end_date',
+  // Computed, of the row's membership and person (SPEC §10): for reading, never imported back.
+  'standing',
+  'grace_until',
 ] as const;
 
 /**
@@ -91,6 +96,7 @@ export function sheetColumns(options: { current?: boolean }): readonly string[] 
 export function sheetRows(
   person: Person,
   today: string,
+  grace: Grace,
   options: { current?: boolean },
 ): (string | number | null)[][] {
   const email = firstContact(person, 'email');
@@ -108,6 +114,8 @@ export function sheetRows(
         address,
         membership?.club.name ?? '',
         membership?.endDate ?? '',
+        personStanding(person.memberships, today, grace),
+        (membership && graceUntil(membership, grace)) ?? '',
       ],
     ];
   }
@@ -143,8 +151,8 @@ export async function writeCsvPeople(
 ): Promise<number> {
   const text = chunked(out);
   await text.add(`${CSV_BYTE_ORDER_MARK}${csvLine(sheetColumns(options))}`);
-  const { people } = await produce(async (person, today) => {
-    for (const row of sheetRows(person, today, options)) await text.add(csvLine(row));
+  const { people } = await produce(async (person, today, grace) => {
+    for (const row of sheetRows(person, today, grace, options)) await text.add(csvLine(row));
   });
   await text.end();
   return people;

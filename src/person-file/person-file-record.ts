@@ -53,9 +53,22 @@ function isObject(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * What a Person or a membership shows that the directory computes from the dates and settings
+ * (SPEC §10): never part of a record, and refused by name, so that a file copied from an answer or
+ * from `export --current` cannot pass off a computed value as one to keep.
+ */
+export const COMPUTED_FIELDS = ['current', 'status', 'grace_until', 'standing', 'good_standing_until'];
+
+/** Why a computed field or column named `name` is refused; `what` says which ("field", "column"). */
+export function computedFieldProblem(what: string, name: string): string {
+  return `${what} ${JSON.stringify(name)} is computed by the directory from the dates (and GRACE_DAYS), never imported: leave it out`;
+}
+
 function unknownFields(path: string, value: Fields, allowed: string[], errors: string[]): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) errors.push(`${path}unknown field ${JSON.stringify(key)}`);
+    if (COMPUTED_FIELDS.includes(key)) errors.push(`${path}${computedFieldProblem('field', key)}`);
+    else if (!allowed.includes(key)) errors.push(`${path}unknown field ${JSON.stringify(key)}`);
   }
 }
 

@@ -4,7 +4,7 @@ import type { NewMembership } from '../application/ports/person-repository';
 import type { ContactKind } from '../domain/contact';
 import { InvalidInput } from '../domain/errors';
 import { MAX_ID } from '../domain/ids';
-import { checkPersonRecord } from './person-file-record';
+import { COMPUTED_FIELDS, checkPersonRecord, computedFieldProblem } from './person-file-record';
 import { RECORD_MAX_BYTES, UnreadableInput } from './read-json-array';
 
 /** The columns of a spreadsheet of people (SPEC §9), in the order the export writes them. */
@@ -127,7 +127,9 @@ function headerColumns(cells: string[], row: number): SheetColumn[] {
       problems.push(
         name === ''
           ? `row ${row}: a column has no name`
-          : `row ${row}: unknown column ${JSON.stringify(name)} (the columns are ${SHEET_COLUMNS.join(', ')})`,
+          : COMPUTED_FIELDS.includes(name)
+            ? `row ${row}: ${computedFieldProblem('column', name)}`
+            : `row ${row}: unknown column ${JSON.stringify(name)} (the columns are ${SHEET_COLUMNS.join(', ')})`,
       );
     } else if (
       names.indexOf(name) !== names.lastIndexOf(name) &&

@@ -56,8 +56,8 @@ export async function writeXlsxPeople(
   const header = sheet.addRow([...columns]);
   header.font = { bold: true };
   header.commit();
-  const { people } = await produce(async (person, today) => {
-    for (const cells of sheetRows(person, today, options)) {
+  const { people } = await produce(async (person, today, grace) => {
+    for (const cells of sheetRows(person, today, grace, options)) {
       sheet.addRow(cells.map((cell, i) => typedCell(columns[i], cell))).commit();
     }
     // The zip is waiting on a slow reader (a download over a slow line): wait with it.

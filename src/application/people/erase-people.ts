@@ -1,6 +1,8 @@
 import type { NewAuditEntry } from '../../domain/audit-entry';
 import { isCalendarDate } from '../../domain/calendar-date';
 import { InvalidInput, NotFound } from '../../domain/errors';
+import type { Grace } from '../../domain/grace';
+import type { Standing } from '../../domain/standing';
 import { isVisible } from '../../domain/person';
 import type { Clock } from '../ports/clock';
 import type { PersonIdentity } from '../ports/person-repository';
@@ -119,6 +121,20 @@ export class ErasePerson {
   }
 }
 
+/** Still members, whatever their end dates say: never erased by retention. */
+const STILL_MEMBERS: readonly Standing[] = ['current', 'grace', 'pending'];
+
+/** Kept by retention: a member who left before the date, still in good standing or yet to start. */
+export interface KeptMember extends PersonIdentity {
+  standing: Standing;
+}
+
+export interface EraseLeftMembersOutput {
+  /** Erased, or (a dry run) to be erased. */
+  erased: PersonIdentity[];
+  kept: KeptMember[];
+}
+
 export interface EraseLeftMembersInput {
   /** YYYY-MM-DD: members all of whose memberships ended before this day. */
   endedBefore: string;
@@ -128,15 +144,18 @@ export interface EraseLeftMembersInput {
 /**
  * Retention (`people erase --ended-before DATE`): erases every member whose memberships all ended
  * before the date and who holds no account, in one transaction; a dry run only lists them. A date
- * after today (in DIRECTORY_TIMEZONE) is refused, dry run or not.
+ * after today (in DIRECTORY_TIMEZONE) is refused, dry run or not. Never someone whose standing
+ * (SPEC §10) is current, in grace or pending: their end date has passed, but they are still
+ * members (a grace), and they are kept, with their standing.
  */
 export class EraseLeftMembers {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
-  async execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<PersonIdentity[]> {
+  async execute({ endedBefore, dryRun }: EraseLeftMembersInput): Promise<EraseLeftMembersOutput> {
     if (!isCalendarDate(endedBefore)) {
       throw new InvalidInput(
         `the date must be a date such as 2020-01-01, not ${JSON.stringify(endedBefore)}`,
@@ -150,10 +169,22 @@ export class EraseLeftMembers {
       );
     }
     return this.unitOfWork.run(async (tx) => {
-      const people = await tx.people.membersWhoLeftBefore(endedBefore);
+      const left = await tx.people.membersWhoLeftBefore(endedBefore);
+      const standings = await tx.people.standingsOf(
+        left.map((person) => person.id),
+        today,
+        this.grace,
+      );
+      const erased: PersonIdentity[] = [];
+      const kept: KeptMember[] = [];
+      for (const person of left) {
+        const standing = standings.get(person.id) ?? 'none';
+        if (STILL_MEMBERS.includes(standing)) kept.push({ ...person, standing });
+        else erased.push(person);
+      }
       // Who was erased since the reading is not erased (nor told) again.
-      if (!dryRun) return erasePeople(tx, people, this.clock.now());
-      return people;
+      if (dryRun) return { erased, kept };
+      return { erased: await erasePeople(tx, erased, this.clock.now()), kept };
     });
   }
 }

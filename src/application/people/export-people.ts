@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import { isCurrent } from '../../domain/membership';
 import { isVisible, type Person } from '../../domain/person';
 import type { Principal } from '../principal';
@@ -7,9 +8,9 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 export interface ExportPeopleInput {
   /**
    * Receives each person in id order, with the directory's date that decides which memberships
-   * are current; awaited, so that a slow writer holds back the reading.
+   * are current and the grace that decides standing; awaited, so that a slow writer holds back the reading.
    */
-  write: (person: Person, today: string) => Promise<void> | void;
+  write: (person: Person, today: string, grace: Grace) => Promise<void> | void;
   /** Only the people with a current membership today (a mail merge's list). */
   current?: boolean;
   /** Who exports over HTTP, audited with the key, and what (e.g. "csv"). Absent for the command line. */
@@ -29,6 +30,7 @@ export class ExportPeople {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   async execute({ write, current = false, by }: ExportPeopleInput): Promise<ExportPeopleOutput> {
@@ -53,7 +55,7 @@ export class ExportPeople {
       for await (const person of tx.people.streamAll()) {
         if (!isVisible(person)) continue;
         if (current && !person.memberships.some((m) => isCurrent(m, today))) continue;
-        await write(person, today);
+        await write(person, today, this.grace);
         people += 1;
       }
       return { people };

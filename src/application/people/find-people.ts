@@ -1,7 +1,9 @@
 import { InvalidInput } from '../../domain/errors';
+import type { Grace } from '../../domain/grace';
 import { isCurrent } from '../../domain/membership';
 import type { Person } from '../../domain/person';
 import { FILTER_STRING_MAX_LENGTH, type PersonFilter } from '../../domain/person-filter';
+import { personStanding, type Standing } from '../../domain/standing';
 import { checkText } from '../../domain/text';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
@@ -16,9 +18,11 @@ export interface FoundPerson {
   firstEmail: string | null;
   /** Holds a membership current today. */
   current: boolean;
+  /** Their standing today (SPEC §10): current, grace, pending, lapsed or none. */
+  standing: Standing;
 }
 
-export function foundPerson(person: Person, today: string): FoundPerson {
+export function foundPerson(person: Person, today: string, grace: Grace): FoundPerson {
   return {
     id: person.id,
     memberNumber: person.memberNumber,
@@ -26,6 +30,7 @@ export function foundPerson(person: Person, today: string): FoundPerson {
     lastName: person.lastName,
     firstEmail: person.contacts.find((c) => c.kind === 'email')?.value ?? null,
     current: person.memberships.some((m) => isCurrent(m, today)),
+    standing: personStanding(person.memberships, today, grace),
   };
 }
 
@@ -39,6 +44,7 @@ export class FindPeople {
   constructor(
     private readonly people: PersonRepository,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   async execute({ text }: { text: string }): Promise<FoundPerson[]> {
@@ -61,7 +67,7 @@ export class FindPeople {
     const found = new Map<number, FoundPerson>();
     for (const filter of filters) {
       for await (const person of this.people.stream({ filter, today })) {
-        found.set(person.id, foundPerson(person, today));
+        found.set(person.id, foundPerson(person, today, this.grace));
       }
     }
     return [...found.values()].sort((a, b) => a.id - b.id);

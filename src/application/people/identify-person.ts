@@ -1,3 +1,4 @@
+import type { Grace } from '../../domain/grace';
 import { NotFound } from '../../domain/errors';
 import type { Clock } from '../ports/clock';
 import type { PersonRepository } from '../ports/person-repository';
@@ -21,6 +22,7 @@ export class IdentifyPerson {
   constructor(
     private readonly people: PersonRepository,
     private readonly clock: Clock,
+    private readonly grace: Grace,
   ) {}
 
   async execute(reference: PersonReference): Promise<IdentifiedPerson> {
@@ -39,7 +41,7 @@ export class IdentifyPerson {
       );
     }
     return {
-      ...foundPerson(person, this.clock.today()),
+      ...foundPerson(person, this.clock.today(), this.grace),
       admin: identity.role === 'admin',
       erased: identity.erased,
       hasAccount: identity.hasAccount,

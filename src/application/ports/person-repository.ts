@@ -1,5 +1,6 @@
 import type { ContactKind } from '../../domain/contact';
 import type { Grace } from '../../domain/grace';
+import type { Standing } from '../../domain/standing';
 import type { Person, PersonChanges, PersonFields, Role } from '../../domain/person';
 import type { PersonFilter } from '../../domain/person-filter';
 
@@ -171,6 +172,8 @@ export interface PersonRepository {
    * memberships ended before `date` (YYYY-MM-DD), by id ascending.
    */
   membersWhoLeftBefore(date: string): Promise<PersonIdentity[]>;
+  /** The standing (SPEC §10) of each of these people on `today` under `grace`, by id. */
+  standingsOf(ids: number[], today: string, grace: Grace): Promise<Map<number, Standing>>;
   /**
    * Sets chat_id (of the first list) and member_number (of the second) to null, without a new
    * version: a step of a transaction that gives them new values, so that two people can swap them.

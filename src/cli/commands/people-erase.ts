@@ -26,7 +26,8 @@ export const peopleErase = defineCommand({
     'their full name) to be typed back; anything else cancels. Without a terminal (a script, a',
     'pipe), --yes confirms instead; --yes also skips the question at a terminal.',
     'With --ended-before DATE (YYYY-MM-DD) instead: erases every member whose memberships all',
-    'ended before DATE and who holds no account; --dry-run lists them and erases nobody.',
+    'ended before DATE and who holds no account, except those still current, in grace or',
+    'pending (GRACE_DAYS); --dry-run lists them, and those kept with their standing, and erases nobody.',
   ].join('\n'),
   options: {
     ...MEMBER_NUMBER_OPTION,
@@ -76,12 +77,22 @@ export const peopleErase = defineCommand({
       throw new UsageError(`--ended-before takes a date such as 2020-01-01, not "${endedBefore}"`, name);
     }
     const dryRun = values['dry-run'] === true;
-    const people = await container.get(EraseLeftMembers).execute({ endedBefore, dryRun });
+    const { erased: people, kept } = await container.get(EraseLeftMembers).execute({ endedBefore, dryRun });
     for (const person of people) {
       await writeText(
         io.stdout,
         `${dryRun ? 'would erase' : 'erased'} person ${person.id} (${person.firstName} ${person.lastName})\n`,
       );
+    }
+    // Their end dates are past, but they are still members (in grace, or yet to start): said in a
+    // dry run, so that the secretary sees why they are not on the list.
+    if (dryRun) {
+      for (const person of kept) {
+        await writeText(
+          io.stdout,
+          `would keep person ${person.id} (${person.firstName} ${person.lastName}): standing ${person.standing}\n`,
+        );
+      }
     }
     const count = people.length === 1 ? '1 member' : `${people.length} members`;
     printLine(

@@ -12,8 +12,12 @@ export function foundPeopleTable(people: FoundPerson[]): string {
     p.lastName,
     p.firstEmail ?? '-',
     p.current ? 'yes' : 'no',
+    p.standing,
   ]);
-  return formatTable(['ID', 'MEMBER NUMBER', 'FIRST NAME', 'LAST NAME', 'EMAIL', 'CURRENT'], rows);
+  return formatTable(
+    ['ID', 'MEMBER NUMBER', 'FIRST NAME', 'LAST NAME', 'EMAIL', 'CURRENT', 'STANDING'],
+    rows,
+  );
 }
 
 export const peopleFind = defineCommand({
@@ -22,7 +26,8 @@ export const peopleFind = defineCommand({
   description: [
     'Lists the people whose first or last name contains TEXT (case-insensitively; %, _ and \\ are',
     'plain characters), or whose email (case-insensitively), member number or chat_id is TEXT: id,',
-    'member number, names, first email, and whether a membership is current today. Admins and',
+    'member number, names, first email, whether a membership is current today, and the standing',
+    '(current, grace, pending, lapsed or none; grace after an end date by GRACE_DAYS). Admins and',
     'erased people are never listed. The id or member number then names them to other commands',
     '(people erase, people export-data).',
   ].join('\n'),

@@ -1,5 +1,5 @@
 import { type Grace, NO_GRACE } from '../../domain/grace';
-import { GOOD_STANDINGS, hasStanding } from '../../domain/standing';
+import { GOOD_STANDINGS, hasStanding, personStanding, type Standing } from '../../domain/standing';
 import type { Clock } from '../../application/ports/clock';
 import type {
   NewPerson,
@@ -206,6 +206,15 @@ export class InMemoryPersonRepository implements PersonRepository {
           !p.memberships.some((m) => lastsUntil(m, date)),
       )
       .map(identity);
+  }
+
+  async standingsOf(ids: number[], today: string, grace: Grace): Promise<Map<number, Standing>> {
+    const standings = new Map<number, Standing>();
+    for (const id of ids) {
+      const person = this.store.state.people.get(id);
+      if (person !== undefined) standings.set(id, personStanding(person.memberships, today, grace));
+    }
+    return standings;
   }
 
   async releaseIdentifiers(chatIdsOf: number[], memberNumbersOf: number[]): Promise<void> {

@@ -12,6 +12,7 @@ import type {
   RenderedPerson,
 } from '../../application/ports/person-repository';
 import { type Grace, NO_GRACE } from '../../domain/grace';
+import { personStandingSql, type Standing } from '../../domain/standing';
 import { NotFound } from '../../domain/errors';
 import { lastsUntilSql } from '../../domain/membership';
 import {
@@ -334,6 +335,16 @@ export class SqlPersonRepository implements PersonRepository {
         AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = p.id AND ${lastsUntilSql('m', '$1::date')})`,
       [date],
     );
+  }
+
+  standingsOf(ids: number[], today: string, grace: Grace): Promise<Map<number, Standing>> {
+    return withDatabaseErrors(async () => {
+      const rows: { id: number; standing: Standing }[] = await this.manager.query(
+        `SELECT p.id, ${personStandingSql('p', '$2::date', grace)} AS standing FROM people p WHERE p.id = ANY($1::int[])`,
+        [ids, today],
+      );
+      return new Map(rows.map((row) => [row.id, row.standing]));
+    });
   }
 
   releaseIdentifiers(chatIdsOf: number[], memberNumbersOf: number[]): Promise<void> {

@@ -76,6 +76,8 @@ function currentRow(person: Tricky): string[] {
     contact(person, 'address'),
     current.club,
     current.end_date ?? '',
+    'current',
+    '',
   ];
 }
 

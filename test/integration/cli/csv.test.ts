@@ -191,6 +191,16 @@ describe.each(testDatabases)('CSV import and export on $name', (target) => {
       return result.stderr;
     }
 
+    it.each(['standing', 'grace_until', 'status', 'good_standing_until', 'current'])(
+      'a column the directory computes (%s), named as such',
+      async (column) => {
+        const stderr = await refused(`first_name,last_name,${column}\nA,B,x\n`);
+        expect(stderr).toContain(
+          `row 1: column "${column}" is computed by the directory from the dates (and GRACE_DAYS), never imported: leave it out`,
+        );
+      },
+    );
+
     it('an unknown column, and membership columns that do not come together', async () => {
       const stderr = await refused('first_name,last_name,nickname,club,start_date\nA,B,x,North,2020-01-01\n');
       expect(stderr).toContain('row 1: unknown column "nickname"');
@@ -266,9 +276,21 @@ describe.each(testDatabases)('CSV import and export on $name', (target) => {
     const result = await cli(t.database, ['export', '--format', 'csv', '--current']);
 
     const lines = result.stdout.split('\r\n');
-    expect(lines[0]).toBe('\ufefffirst_name,last_name,member_number,email,phone,address,club,end_date');
-    expect(lines).toContain(`Now,Member,${current},now.${current}@example.org,,,North,2999-12-31`);
+    expect(lines[0]).toBe(
+      '\ufefffirst_name,last_name,member_number,email,phone,address,club,end_date,standing,grace_until',
+    );
+    expect(lines).toContain(`Now,Member,${current},now.${current}@example.org,,,North,2999-12-31,current,`);
     expect(result.stdout).not.toContain(ended);
+    // With a grace: grace_until of the row's membership (the current one that ends last).
+    const graced = await cli(t.database, ['export', '--format', 'csv', '--current'], {
+      env: { GRACE_DAYS: '30' },
+    });
+    expect(graced.stdout.split('\r\n')).toContain(
+      `Now,Member,${current},now.${current}@example.org,,,North,2999-12-31,current,3000-01-30`,
+    );
+    // The re-importable export has no computed column.
+    const full = await cli(t.database, ['export', '--format', 'csv']);
+    expect(full.stdout.split('\r\n')[0]).not.toMatch(/standing|grace_until/);
     expect((await cli(t.database, ['export', '--current'])).stderr).toMatch(/--current .* --format csv/);
   });
 

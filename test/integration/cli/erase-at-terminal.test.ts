@@ -89,7 +89,7 @@ const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
     const { code, output } = atTerminal(['people', 'erase', String(id)], 'NA-1863\n');
     expect(code).toBe(1);
     expect(output).toMatch(
-      new RegExp(`^${id}\\s+NA-2004\\s+Cecilia\\s+Payne\\s+cecilia@example.org\\s+no$`, 'm'),
+      new RegExp(`^${id}\\s+NA-2004\\s+Cecilia\\s+Payne\\s+cecilia@example.org\\s+no\\s+none$`, 'm'),
     );
     // The terminal echoes what is typed as it arrives, here before the question was asked.
     expect(output).toContain('To confirm, type their member number (NA-2004): ');

@@ -57,7 +57,7 @@ describe.each(testDatabases)('people by name on the command line on $name', (tar
         .slice(1)
         .map((line) => Number(line.split(/\s+/)[0]));
 
-    it('prints a table of id, member number, names, first email and whether current', async () => {
+    it('prints a table of id, member number, names, first email, whether current and the standing', async () => {
       const found = await tool(['people', 'find', `cecilia${tag.toUpperCase()}`]);
       expect(found.code).toBe(0);
       expect(found.stderr).toBe('');
@@ -69,6 +69,7 @@ describe.each(testDatabases)('people by name on the command line on $name', (tar
         'LAST NAME',
         'EMAIL',
         'CURRENT',
+        'STANDING',
       ]);
       expect(row.split(/\s{2,}/)).toEqual([
         String(ids.cecilia),
@@ -77,6 +78,7 @@ describe.each(testDatabases)('people by name on the command line on $name', (tar
         'Payne',
         `Cecilia.${tag}@Example.org`,
         'yes',
+        'current',
       ]);
       expect(rest).toEqual([]);
     });
@@ -84,7 +86,7 @@ describe.each(testDatabases)('people by name on the command line on $name', (tar
     it('matches a part of a first or a last name case-insensitively, by Unicode case folding', async () => {
       expect(idsIn((await tool(['people', 'find', `avitt${tag}`])).stdout)).toEqual([ids.henrietta]);
       const henrietta = (await tool(['people', 'find', `leavitt${tag}`])).stdout;
-      expect(henrietta).toMatch(/\s-\s+no$/m); // no member number, no email, not current
+      expect(henrietta).toMatch(/\s-\s+no\s+lapsed$/m); // no member number, no email, not current
       expect(idsIn((await tool(['people', 'find', `STRASSE${tag}`])).stdout)).toEqual([ids.folded]);
     });
 
@@ -217,7 +219,10 @@ describe.each(testDatabases)('people by name on the command line on $name', (tar
       expect(done).toMatchObject({ code: 0, stdout: `erased person ${id}\n` });
       expect(done.stderr).toContain('This erases, and it cannot be undone:');
       expect(done.stderr).toMatch(
-        new RegExp(`^${id}\\s+${memberNumber}\\s+Cecilia\\s+Payne\\s+cecilia@example.org\\s+yes$`, 'm'),
+        new RegExp(
+          `^${id}\\s+${memberNumber}\\s+Cecilia\\s+Payne\\s+cecilia@example.org\\s+yes\\s+current$`,
+          'm',
+        ),
       );
       expect(done.stderr).toContain(`To confirm, type their member number (${memberNumber}): `);
       expect(await isErased(id)).toBe(true);

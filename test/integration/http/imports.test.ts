@@ -279,7 +279,7 @@ describe.each(testDatabases)('POST /imports and GET /export on $name', (target) 
       const current = await request(t.app)
         .get('/export?format=csv&current=true')
         .set('Authorization', `Bearer ${manager}`);
-      expect(current.text.split('\r\n')).toContain(`Csv,Member,${number},,,,North,2999-01-01`);
+      expect(current.text.split('\r\n')).toContain(`Csv,Member,${number},,,,North,2999-01-01,current,`);
       const json = await request(t.app).get('/export').set('Authorization', `Bearer ${manager}`);
       expect(json.headers['content-disposition']).toMatch(/\.json"$/);
       expect(json.body).toContainEqual(expect.objectContaining({ member_number: number }));

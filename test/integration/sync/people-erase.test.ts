@@ -214,6 +214,24 @@ describe.each(testDatabases)('data protection on $name', (target) => {
     expect((await row(holder.personId)).erased_at).toBeNull();
   });
 
+  it('--ended-before never erases a member still in grace, and the dry run lists them kept with their standing', async () => {
+    const today = new Date().toISOString().slice(0, 10); // the tool's clock is the real one, in UTC
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    const ended = (endDate: string) => [{ club: 'Old Club', kind: null, startDate: '2001-01-01', endDate }];
+    const inGrace = await addMember(ended(daysAgo(5)));
+    const lapsed = await addMember(ended(daysAgo(100)));
+    const graced = (argv: string[]) => cli(t.database, argv, { env: { GRACE_DAYS: '30' } });
+
+    const dry = await graced(['people', 'erase', '--ended-before', today, '--dry-run']);
+    expect(dry.stdout).toContain(`would erase person ${lapsed.id} (`);
+    expect(dry.stdout).toMatch(new RegExp(`^would keep person ${inGrace.id} \\(.*\\): standing grace$`, 'm'));
+    expect(dry.stdout).not.toMatch(new RegExp(`would erase person ${inGrace.id} `));
+
+    expect((await graced(['people', 'erase', '--ended-before', today])).code).toBe(0);
+    expect((await row(lapsed.id)).erased_at).not.toBeNull();
+    expect((await row(inGrace.id)).erased_at).toBeNull();
+  });
+
   it('export-data writes the person, the account, masked keys and the audit about and by them', async () => {
     const holder = await t.createAccount({ role: 'member', permissions: ['read', 'write'] });
     const token = await t.issueToken(holder.username, holder.password);

@@ -88,6 +88,36 @@ describe('checkPersonRecord', () => {
     ]);
   });
 
+  it('refuses a field the directory computes, naming it, wherever it is', () => {
+    const computed = (field: string) =>
+      `"${field}" is computed by the directory from the dates (and GRACE_DAYS), never imported: leave it out`;
+    expect(
+      errorsOf(
+        record({
+          standing: 'current',
+          good_standing_until: null,
+          memberships: [
+            {
+              club: 'X',
+              kind: null,
+              start_date: '2024-01-01',
+              end_date: null,
+              current: true,
+              status: 'current',
+              grace_until: null,
+            },
+          ],
+        }),
+      ),
+    ).toEqual([
+      `field ${computed('standing')}`,
+      `field ${computed('good_standing_until')}`,
+      `memberships[0].field ${computed('current')}`,
+      `memberships[0].field ${computed('status')}`,
+      `memberships[0].field ${computed('grace_until')}`,
+    ]);
+  });
+
   it('names nested fields precisely', () => {
     expect(
       errorsOf(

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { NO_GRACE } from '../../../src/domain/grace';
 import type { Person } from '../../../src/domain/person';
 import { writeXlsxPeople } from '../../../src/person-file/xlsx-people-writer';
 
@@ -32,7 +33,7 @@ function cancelledDownload(): Writable {
 describe('writeXlsxPeople', () => {
   it('finishes, rather than waiting for ever, when the output goes away in the middle', async () => {
     const people = await writeXlsxPeople(cancelledDownload(), async (write) => {
-      for (let i = 0; i < 20_000; i += 1) await write(person(i), '2026-01-01');
+      for (let i = 0; i < 20_000; i += 1) await write(person(i), '2026-01-01', NO_GRACE);
       return { people: 20_000 };
     });
 

@@ -1,3 +1,4 @@
+import { NO_GRACE } from '../../../src/domain/grace';
 import { ExportPeople } from '../../../src/application/people/export-people';
 import { ImportPeople, type IncomingRecord } from '../../../src/application/people/import-people';
 import {
@@ -29,7 +30,7 @@ export function importFixture(options: { writeAheadAfter?: number } = {}) {
     new InMemorySpools(),
     options.writeAheadAfter,
   );
-  const exportPeople = new ExportPeople(directory.unitOfWork, new FakeClock());
+  const exportPeople = new ExportPeople(directory.unitOfWork, new FakeClock(), NO_GRACE);
   return {
     directory,
     importPeople: {

@@ -1,3 +1,4 @@
+import { graceOf, NO_GRACE } from '../../../../src/domain/grace';
 import { EraseLeftMembers, ErasePerson } from '../../../../src/application/people/erase-people';
 import { InvalidInput, NotFound } from '../../../../src/domain/errors';
 import { InMemoryDirectory } from '../../../../src/infrastructure/in-memory/in-memory-directory';
@@ -15,7 +16,7 @@ describe('data protection use cases', () => {
     await addPerson(directory, {
       memberships: [{ club: 'C', kind: null, startDate: '2020-01-01', endDate: '2025-03-15' }],
     });
-    const retention = new EraseLeftMembers(directory.unitOfWork, clock);
+    const retention = new EraseLeftMembers(directory.unitOfWork, clock, NO_GRACE);
 
     for (const dryRun of [true, false]) {
       await expect(retention.execute({ endedBefore: '2025-03-16', dryRun })).rejects.toThrow(
@@ -27,7 +28,39 @@ describe('data protection use cases', () => {
     await expect(retention.execute({ endedBefore: '2025-3-1', dryRun: true })).rejects.toBeInstanceOf(
       InvalidInput,
     );
-    expect(await retention.execute({ endedBefore: '2025-03-15', dryRun: false })).toEqual([]);
+    expect(await retention.execute({ endedBefore: '2025-03-15', dryRun: false })).toEqual({
+      erased: [],
+      kept: [],
+    });
+  });
+
+  it('retention never erases someone still in grace or yet to start, and lists them kept with their standing', async () => {
+    const clock = new FakeClock('2025-03-15T12:00:00Z');
+    const directory = new InMemoryDirectory(clock);
+    const ended = (endDate: string, kind: string | null = null) => ({
+      club: 'C',
+      kind,
+      startDate: '2020-01-01',
+      endDate,
+    });
+    const inGrace = await addPerson(directory, { memberships: [ended('2025-03-01', 'Student')] });
+    const graceOver = await addPerson(directory, { memberships: [ended('2025-03-01')] });
+    // A membership recorded backwards (its end before its start, still to come): pending.
+    const pending = await addPerson(directory, {
+      memberships: [{ club: 'C', kind: null, startDate: '2026-01-01', endDate: '2025-01-01' }],
+    });
+    const retention = new EraseLeftMembers(directory.unitOfWork, clock, graceOf(5, [['student', 30]]));
+
+    const dry = await retention.execute({ endedBefore: '2025-03-10', dryRun: true });
+    expect(dry.erased.map((p) => p.id)).toEqual([graceOver.id]);
+    expect(dry.kept.map((p) => [p.id, p.standing])).toEqual([
+      [inGrace.id, 'grace'],
+      [pending.id, 'pending'],
+    ]);
+    await retention.execute({ endedBefore: '2025-03-10', dryRun: false });
+    expect((await directory.people.findById(inGrace.id))?.erased).toBe(false);
+    expect((await directory.people.findById(pending.id))?.erased).toBe(false);
+    expect((await directory.people.findById(graceOver.id))?.erased).toBe(true);
   });
 
   it('an erasure through the API is audited with the key, and hides admins and erased people as 404', async () => {
