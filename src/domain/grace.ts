@@ -67,7 +67,8 @@ function kindCaseSql(days: number, special: [string, number][]): (kind: string) 
     } else replaces.push([char, folded]);
   }
   return (kind: string) => {
-    let sql = `normalize(${kind}, NFC)`;
+    // Kinds are stored in NFC (SPEC §1's text rules), as foldCase first makes its text.
+    let sql = kind;
     if (from !== '') sql = `translate(${sql}, ${literal(from)}, ${literal(to)})`;
     for (const [char, folded] of replaces) sql = `replace(${sql}, ${literal(char)}, ${literal(folded)})`;
     const whens = special.map(([k, n]) => `WHEN ${literal(k)} THEN ${n}`).join(' ');

@@ -30,17 +30,22 @@ export function parseStandings(text: string): Standing[] | null {
 /** The last day PostgreSQL and `YYYY-MM-DD` share: a grace never runs past it. */
 const LAST_DAY = '9999-12-31';
 
-/** `end_date` + its grace days, when it has an end date and a grace of at least a day. */
+/**
+ * `end_date` + its grace days, when it has an end date and a grace of at least a day; never past
+ * 9999-12-31 (so a membership ending that day has no grace left).
+ */
 export function graceUntil(membership: Held, grace: Grace): string | null {
   const days = graceDays(grace, membership.kind);
   if (membership.endDate === null || days < 1) return null;
-  return membership.endDate > addDays(LAST_DAY, -days) ? LAST_DAY : addDays(membership.endDate, days);
+  const until = membership.endDate > addDays(LAST_DAY, -days) ? LAST_DAY : addDays(membership.endDate, days);
+  return until === membership.endDate ? null : until;
 }
 
 export function graceUntilSql(m: string, grace: Grace): string {
+  // The days once (by kind they may be a long expression): no grace is the end date itself, then
+  // null; LEAST would skip a NULL end date, which is asked for first.
   const days = graceDaysSql(grace, `${m}.kind`);
-  // LEAST ignores a NULL: the end date is asked for first.
-  return `(CASE WHEN ${m}.end_date IS NOT NULL AND ${days} >= 1 THEN LEAST(${m}.end_date + ${days}, DATE '${LAST_DAY}') END)`;
+  return `(CASE WHEN ${m}.end_date IS NOT NULL THEN nullif(LEAST(${m}.end_date + ${days}, DATE '${LAST_DAY}'), ${m}.end_date) END)`;
 }
 
 /** Pending before its start; current as `current` says; in grace after its end until grace_until. */
@@ -65,9 +70,9 @@ export function personStanding(memberships: readonly Held[], today: string, grac
 }
 
 export function personStandingSql(p: string, today: string, grace: Grace): string {
-  const holds = (status: MembershipStatus) =>
-    `EXISTS (SELECT 1 FROM memberships sm WHERE sm.person_id = ${p}.id AND ${membershipStatusSql('sm', today, grace)} = '${status}')`;
-  return `(CASE WHEN NOT EXISTS (SELECT 1 FROM memberships sm WHERE sm.person_id = ${p}.id) THEN 'none' WHEN ${holds('current')} THEN 'current' WHEN ${holds('grace')} THEN 'grace' WHEN ${holds('pending')} THEN 'pending' ELSE 'lapsed' END)`;
+  // One pass over the person's memberships, each status computed once.
+  const holds = (status: MembershipStatus) => `bool_or(s.status = '${status}')`;
+  return `(SELECT CASE WHEN count(*) = 0 THEN 'none' WHEN ${holds('current')} THEN 'current' WHEN ${holds('grace')} THEN 'grace' WHEN ${holds('pending')} THEN 'pending' ELSE 'lapsed' END FROM (SELECT ${membershipStatusSql('sm', today, grace)} AS status FROM memberships sm WHERE sm.person_id = ${p}.id) s)`;
 }
 
 /** The standing filter: their standing is one of `standings` (none of them when it is empty). */
@@ -124,7 +129,8 @@ function coversDayAfter(membership: Held, date: string, grace: Grace): boolean {
 }
 
 export function goodStandingUntilSql(p: string, today: string, grace: Grace): string {
-  const last = (m: string) => `coalesce(${graceUntilSql(m, grace)}, ${m}.end_date)`;
-  const held = `SELECT gm.start_date, ${last('gm')} AS last FROM memberships gm WHERE gm.person_id = ${p}.id`;
-  return `(CASE WHEN ${personStandingSql(p, today, grace)} IN ('current', 'grace') THEN (SELECT min(e.last) FROM (${held}) e WHERE e.last >= ${today} AND NOT EXISTS (SELECT 1 FROM (${held}) o WHERE o.start_date <= e.last + 1 AND (o.last IS NULL OR o.last > e.last))) END)`;
+  // Each membership's last good day once. Standing current or grace is, over these periods, one
+  // covering today: started by today, its last good day not before it (or none).
+  const held = `SELECT gm.start_date, coalesce(${graceUntilSql('gm', grace)}, gm.end_date) AS last FROM memberships gm WHERE gm.person_id = ${p}.id`;
+  return `(WITH held AS MATERIALIZED (${held}) SELECT CASE WHEN bool_or(h.start_date <= ${today} AND (h.last IS NULL OR h.last >= ${today})) THEN (SELECT min(e.last) FROM held e WHERE e.last >= ${today} AND NOT EXISTS (SELECT 1 FROM held o WHERE o.start_date <= e.last + 1 AND (o.last IS NULL OR o.last > e.last))) END FROM held h)`;
 }

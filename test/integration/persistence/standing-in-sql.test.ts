@@ -105,8 +105,9 @@ describe('membership standing, its rules alone', () => {
     expect(graceUntil(held('2028-01-10', '2028-02-29'), BY_KIND)).toBe('2028-03-10');
   });
 
-  it('never runs a grace past 9999-12-31, and gives an open end none', () => {
+  it('never runs a grace past 9999-12-31 (none left for a membership ending then), and gives an open end none', () => {
     expect(graceUntil(held('2028-01-10', '9999-12-30'), THIRTY)).toBe('9999-12-31');
+    expect(graceUntil(held('2028-01-10', '9999-12-31'), THIRTY)).toBeNull();
     expect(graceUntil(held('2028-01-10', null), THIRTY)).toBeNull();
     expect(membershipStatus(held('2028-01-10', null), '9999-12-31', THIRTY)).toBe('current');
   });
