@@ -8,6 +8,28 @@ export function firstContact(person: Person, kind: 'email' | 'phone' | 'address'
   return person.contacts.find((contact) => contact.kind === kind)?.value ?? null;
 }
 
+/** A person's standing (SPEC §10) as the desk says it: a word, not the API's code. */
+export function standingWord(person: Person): string {
+  return STANDING_WORDS[person.standing];
+}
+
+const STANDING_WORDS: Record<Person['standing'], string> = {
+  current: 'current',
+  grace: 'in grace',
+  pending: 'starts later',
+  lapsed: 'lapsed',
+  none: 'no membership',
+};
+
+/** The last day of grace among the memberships in grace (null: none in grace). */
+export function graceUntil(person: Person): string | null {
+  const days = person.memberships
+    .filter((membership) => membership.status === 'grace' && membership.grace_until !== null)
+    .map((membership) => membership.grace_until as string)
+    .sort();
+  return days.at(-1) ?? null;
+}
+
 export function isCurrent(person: Person): boolean {
   return person.memberships.some((membership) => membership.current);
 }

@@ -1,7 +1,7 @@
 import { ApiFailure, json, type Person } from './api';
 import { download, field, fill, h } from './dom';
 import { busy, Messages, onSubmit } from './messages';
-import { fullName } from './people';
+import { fullName, standingWord } from './people';
 import { lackingSection, type Session } from './session';
 
 interface AuditEntry {
@@ -27,9 +27,10 @@ interface PersonData {
   changes: FeedChange[];
 }
 
-function membershipStatus(membership: Person['memberships'][number], today: string): string {
-  if (membership.current) return 'Current';
-  return membership.start_date > today ? 'Starts later' : 'Ended';
+/** The membership's status (SPEC §10) in words, with the last day of a grace. */
+function membershipStatus(membership: Person['memberships'][number]): string {
+  if (membership.status === 'grace') return `In grace until ${membership.grace_until}`;
+  return { pending: 'Starts later', current: 'Current', ended: 'Ended' }[membership.status];
 }
 
 function when(iso: string): string {
@@ -130,7 +131,6 @@ export class PersonView {
   private render(): void {
     const person = this.person as Person;
     fill(this.heading, fullName(person));
-    const today = new Date().toISOString().slice(0, 10);
     fill(
       this.body,
       h(
@@ -144,6 +144,14 @@ export class PersonView {
         h('dd', {}, person.chat_id ?? 'none'),
         h('dt', {}, 'Planner ID'),
         h('dd', {}, person.planner_id ?? 'none'),
+        h('dt', {}, 'Standing'),
+        h(
+          'dd',
+          {},
+          person.good_standing_until === null
+            ? standingWord(person)
+            : `${standingWord(person)}, in good standing until ${person.good_standing_until}`,
+        ),
       ),
       h('h3', {}, 'Contacts'),
       person.contacts.length === 0
@@ -172,7 +180,7 @@ export class PersonView {
             // Current or not first: on a phone it is what shows without scrolling.
             ['Status', 'Club', 'Kind', 'Start', 'End'],
             person.memberships.map((membership) => [
-              membershipStatus(membership, today),
+              membershipStatus(membership),
               membership.club.name,
               membership.kind,
               membership.start_date,

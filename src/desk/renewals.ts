@@ -2,7 +2,7 @@ import { CSV_BYTE_ORDER_MARK, csvLine } from '../person-file/csv-line';
 import { json, type Person } from './api';
 import { download, field, fill, h } from './dom';
 import { Messages, onSubmit } from './messages';
-import { currentUntil, firstContact, fullName, isoDate } from './people';
+import { currentUntil, firstContact, fullName, graceUntil, isoDate } from './people';
 import type { Session } from './session';
 
 const CSV_HEADER = [
@@ -125,6 +125,105 @@ export function renewalsView(session: Session): HTMLElement {
         }),
       },
       before.wrapper,
+      h('div', { class: 'actions' }, show, csvButton),
+    ),
+    messages.element,
+    results,
+    inGraceView(session),
+  );
+}
+
+const GRACE_CSV_HEADER = [
+  'member_number',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'address',
+  'grace_until',
+];
+
+/**
+ * Who is in grace (SPEC §10): their membership has ended, they are still in good standing for the
+ * grace days, and they lapse after grace_until unless they renew; the list as CSV.
+ */
+function inGraceView(session: Session): HTMLElement {
+  const messages = new Messages();
+  const show = h('button', { type: 'submit' }, 'Show who is in grace');
+  const csvButton = h('button', { type: 'button', disabled: true }, 'Download the grace list as CSV');
+  const results = h('div', { class: 'results' });
+  let shown: Person[] = [];
+
+  async function list(): Promise<void> {
+    messages.clear();
+    fill(results, h('p', {}, 'Reading…'));
+    csvButton.disabled = true;
+    shown = await json<Person[]>(await session.call('/people?standing=grace'));
+    csvButton.disabled = shown.length === 0;
+    fill(
+      results,
+      h('h3', {}, shown.length === 1 ? '1 member in grace' : `${shown.length} members in grace`),
+      shown.length === 0
+        ? null
+        : h(
+            'ul',
+            { class: 'people' },
+            shown.map((person) =>
+              h(
+                'li',
+                {},
+                h('span', { class: 'name' }, fullName(person)),
+                h(
+                  'span',
+                  { class: 'details' },
+                  [
+                    person.member_number === null ? null : `no. ${person.member_number}`,
+                    firstContact(person, 'email'),
+                    `in grace until ${graceUntil(person) ?? '?'}`,
+                  ]
+                    .filter((part) => part !== null)
+                    .join(' · '),
+                ),
+              ),
+            ),
+          ),
+    );
+  }
+
+  csvButton.addEventListener('click', () => {
+    const lines = [
+      CSV_BYTE_ORDER_MARK,
+      csvLine(GRACE_CSV_HEADER),
+      ...shown.map((person) =>
+        csvLine([
+          person.member_number,
+          person.first_name,
+          person.last_name,
+          firstContact(person, 'email'),
+          firstContact(person, 'phone'),
+          firstContact(person, 'address'),
+          graceUntil(person),
+        ]),
+      ),
+    ];
+    const name = 'in-grace.csv';
+    download(name, new Blob(lines, { type: 'text/csv;charset=utf-8' }));
+    messages.info(`Downloaded ${name} (${shown.length} members).`);
+  });
+
+  return h(
+    'div',
+    { class: 'in-grace' },
+    h('h3', { id: 'grace-heading' }, 'In grace'),
+    h(
+      'form',
+      {
+        'aria-labelledby': 'grace-heading',
+        onsubmit: onSubmit(show, list, (problem) => {
+          fill(results);
+          messages.error(problem, 'The grace list could not be read');
+        }),
+      },
       h('div', { class: 'actions' }, show, csvButton),
     ),
     messages.element,

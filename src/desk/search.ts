@@ -1,7 +1,7 @@
 import { json, type Person } from './api';
 import { field, fill, h, uid } from './dom';
 import { Messages, onSubmit } from './messages';
-import { firstContact, fullName, isCurrent } from './people';
+import { firstContact, fullName, standingWord } from './people';
 import type { Session } from './session';
 
 // A long list is no use on a phone, and the directory may hold thousands.
@@ -19,7 +19,7 @@ function filtersFor(name: string, rest: Record<string, string>): Record<string, 
   return filters;
 }
 
-/** Search: by name, email, member number, current or not; each result opens the person. */
+/** Search: by name, email, member number, current or not, standing; each result opens the person. */
 export function searchView(session: Session, open: (id: number) => void): HTMLElement {
   const messages = new Messages();
   const name = field('Name', { autocomplete: 'off' }, 'Part of a first or last name, or both.');
@@ -33,6 +33,19 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
     h('option', { value: 'yes' }, 'Current members'),
     h('option', { value: 'no' }, 'Not current'),
   );
+  const standingId = uid('standing');
+  // The API's filters: a standing, or in good standing (current or grace).
+  const standing = h(
+    'select',
+    { id: standingId },
+    h('option', { value: '' }, 'Any standing'),
+    h('option', { value: 'good' }, 'In good standing (current or in grace)'),
+    h('option', { value: 'current' }, 'Current'),
+    h('option', { value: 'grace' }, 'In grace'),
+    h('option', { value: 'pending' }, 'Starts later'),
+    h('option', { value: 'lapsed' }, 'Lapsed'),
+    h('option', { value: 'none' }, 'No membership'),
+  );
   const submit = h('button', { type: 'submit' }, 'Search');
   const results = h('div', { class: 'results' });
 
@@ -44,6 +57,8 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
     if (email.input.value.trim() !== '') rest.email = email.input.value.trim();
     if (number.input.value.trim() !== '') rest.member_number = number.input.value.trim();
     if (active.value !== '') rest.active = active.value;
+    if (standing.value === 'good') rest.in_good_standing = 'true';
+    else if (standing.value !== '') rest.standing = standing.value;
     // A name is looked for as a first name and as a last name at once (at most three searches,
     // within the four unpaged searches a key may run together).
     const answers = await Promise.all(
@@ -82,7 +97,7 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
                     [
                       person.member_number === null ? 'no member number' : `no. ${person.member_number}`,
                       firstContact(person, 'email'),
-                      isCurrent(person) ? 'current' : 'not current',
+                      standingWord(person),
                     ]
                       .filter((part) => part !== null)
                       .join(' · '),
@@ -107,6 +122,7 @@ export function searchView(session: Session, open: (id: number) => void): HTMLEl
     email.wrapper,
     number.wrapper,
     h('div', { class: 'field' }, h('label', { for: activeId }, 'Membership'), active),
+    h('div', { class: 'field' }, h('label', { for: standingId }, 'Standing'), standing),
     h('div', { class: 'actions' }, submit),
   );
   return h(

@@ -55,7 +55,8 @@ if (!hasChromium) {
 
   beforeAll(async () => {
     // The page itself is built by Jest's global setup, from the current sources.
-    t = await createTestApp(testDatabases[0]);
+    // Thirty days of grace, so that the page has someone in grace to show (SPEC §10).
+    t = await createTestApp(testDatabases[0], { env: { GRACE_DAYS: '30' } });
     server = t.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -485,6 +486,65 @@ if (!hasChromium) {
     expect(csv.filter((row) => row.includes(surname))).toEqual([
       [soon.memberNumber, 'Soon', surname, soon.contacts[0].value, '', soon.contacts[1].value, club, day(10)],
     ]);
+  });
+
+  it('lists who is in grace beside the renewals, downloads that list, and searches by standing', async () => {
+    const surname = uniqueName('Grace');
+    const lingering = await addPerson({
+      firstName: 'Lingering',
+      lastName: surname,
+      memberNumber: uniqueName('M'),
+      contacts: [{ kind: 'email', value: `${uniqueName('lingering')}@example.org`, label: null }],
+      memberships: [{ club: 'Harvard', kind: 'full', startDate: day(-300), endDate: day(-5) }],
+    });
+    await addPerson({
+      firstName: 'Gone',
+      lastName: surname,
+      memberships: [{ club: 'Harvard', kind: 'full', startDate: day(-300), endDate: day(-40) }],
+    });
+    await tab(desk, 'Renewals');
+    await desk.getByRole('button', { name: 'Show who is in grace' }).click();
+    await desk.getByRole('heading', { name: /members? in grace$/ }).waitFor();
+    const listed = await desk.locator('.in-grace ul.people li').allTextContents();
+    expect(listed.filter((line) => line.includes(surname))).toEqual([
+      expect.stringContaining(`Lingering ${surname}`),
+    ]);
+    expect(listed.find((line) => line.includes(surname))).toContain(`in grace until ${day(25)}`);
+    await step(desk, 'in-grace');
+
+    const downloading = desk.waitForEvent('download');
+    await desk.getByRole('button', { name: 'Download the grace list as CSV' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('in-grace.csv');
+    const csv = readStrictly(readFileSync(await download.path()));
+    expect(csv[0]).toEqual([
+      'member_number',
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'address',
+      'grace_until',
+    ]);
+    expect(csv.filter((row) => row.includes(surname))).toEqual([
+      [lingering.memberNumber, 'Lingering', surname, lingering.contacts[0].value, '', '', day(25)],
+    ]);
+
+    await tab(desk, 'Search');
+    await desk.getByLabel('Membership', { exact: true }).selectOption('');
+    await desk.getByLabel('Name', { exact: true }).fill(surname);
+    await desk.getByLabel('Standing', { exact: true }).selectOption('grace');
+    await desk.getByLabel('Name', { exact: true }).press('Enter');
+    await desk.getByText('1 person found').waitFor();
+    const found = await desk.locator('ul.people li').allTextContents();
+    expect(found).toEqual([expect.stringContaining('in grace')]);
+    expect(found[0]).toContain(`Lingering ${surname}`);
+    await desk.getByLabel('Standing', { exact: true }).selectOption('lapsed');
+    await desk.getByLabel('Name', { exact: true }).press('Enter');
+    await desk.locator('ul.people li button', { hasText: 'Gone' }).waitFor();
+    expect(await desk.locator('ul.people li button').allTextContents()).toEqual([`Gone ${surname}`]);
+    await desk.getByLabel('Standing', { exact: true }).selectOption('');
+    await step(desk, 'search-by-standing');
   });
 
   it('imports a roster: the dry run shows every change, apply writes it, and a bad file names row and column', async () => {
