@@ -68,7 +68,8 @@ export interface MembershipCalendar {
   /**
    * After the grace setting changed: a membership dealt with at another last good day is dealt
    * with at its new one when it is lapsed under `grace` too (no turn), and otherwise (in good
-   * standing again) not dealt with, so that its lapse is told when it comes.
+   * standing again) not dealt with, so that its lapse is told when it comes. Erased people's are
+   * left as they are: nothing more is told of them.
    */
   reconsiderLapses(today: string, grace: Grace): Promise<void>;
   /**

@@ -116,6 +116,7 @@ export class InMemoryMembershipCalendar implements MembershipCalendar {
 
   async reconsiderLapses(today: string, grace: Grace): Promise<void> {
     for (const person of this.store.state.people.values()) {
+      if (person.erased) continue;
       for (const m of person.memberships) {
         const state = this.store.state.calendar.get(m.id);
         const last = lastGoodDayOf(m, grace);

@@ -286,7 +286,12 @@ export class InMemoryPersonRepository implements PersonRepository {
       // As the database adapter: the calendar has nothing more to announce of them.
       for (const membership of person.memberships) {
         const state = this.store.state.calendar.get(membership.id);
-        if (state) Object.assign(state, { startAnnounced: true, endAnnounced: true });
+        if (state)
+          Object.assign(state, {
+            startAnnounced: true,
+            endAnnounced: true,
+            lapseAnnounced: state.lapseAnnounced ?? membership.endDate,
+          });
       }
     }
   }

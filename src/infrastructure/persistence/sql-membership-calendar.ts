@@ -160,7 +160,8 @@ export class SqlMembershipCalendar implements MembershipCalendar {
       const last = lastGoodDaySql('m', grace);
       await this.manager.query(
         `UPDATE memberships m SET lapse_announced = CASE WHEN ${last} < $1::date THEN ${last} END
-          WHERE m.lapse_announced IS NOT NULL AND m.lapse_announced IS DISTINCT FROM ${last}`,
+          WHERE m.lapse_announced IS NOT NULL AND m.lapse_announced IS DISTINCT FROM ${last}
+            AND EXISTS (SELECT 1 FROM people p WHERE p.id = m.person_id AND p.erased_at IS NULL)`,
         [today],
       );
     });

@@ -411,9 +411,12 @@ export class SqlPersonRepository implements PersonRepository {
         [ids, ERASED_NAME, foldCase(ERASED_NAME)],
       );
       // The periods stay for the statistics, but an erased person has no more changes to tell:
-      // the calendar must not announce their memberships starting or ending.
+      // the calendar must not announce their memberships starting, ending or lapsing (and its
+      // index of lapses to deal with must not keep them for ever).
       await this.manager.query(
-        'UPDATE memberships SET start_announced = true, end_announced = true WHERE person_id = ANY($1::int[])',
+        `UPDATE memberships SET start_announced = true, end_announced = true,
+                lapse_announced = coalesce(lapse_announced, end_date)
+          WHERE person_id = ANY($1::int[])`,
         [ids],
       );
       // Counted with the erasure, so that the purge that rewrites what held their values is

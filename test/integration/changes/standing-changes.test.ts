@@ -142,6 +142,12 @@ describe.each(testDatabases)('standing in the change feed on $name', (target) =>
       (await cli(t.database, ['people', 'erase', String(id), '--yes'], { container: t.container })).code,
     ).toBe(0);
     await run();
+    // Nothing more will be told of them: their memberships leave the calendar's lapses to deal with.
+    const [{ pending }] = await t.database.dataSource.query(
+      'SELECT count(*)::int AS pending FROM memberships WHERE person_id = $1 AND end_date IS NOT NULL AND lapse_announced IS NULL',
+      [id],
+    );
+    expect(pending).toBe(0);
     expect(await told(start, [id])).toEqual([
       ['person.created', id, null],
       ['person.updated', id, null],
