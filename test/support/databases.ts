@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Database, migrate, openDatabase } from '../../src/infrastructure/persistence/database';
+import {
+  type Database,
+  MIGRATIONS,
+  migrate,
+  openDatabase,
+} from '../../src/infrastructure/persistence/database';
 import { openMigratedPglite } from './pglite-snapshot';
 
 export interface TestDatabaseTarget {
@@ -58,4 +63,12 @@ export async function openTestDatabase(target: TestDatabaseTarget): Promise<Data
     throw error;
   }
   return { kind: database.kind, dataSource: database.dataSource, close: dropAndClose };
+}
+
+/** Undoes the migrations down to `name`, that one included; answers their names, in order. */
+export async function undoTo(database: Database, name: string): Promise<string[]> {
+  const from = MIGRATIONS.findIndex((migration) => migration.name === name);
+  if (from < 0) throw new Error(`no migration ${name}`);
+  for (let i = from; i < MIGRATIONS.length; i += 1) await database.dataSource.undoLastMigration();
+  return MIGRATIONS.slice(from).map((migration) => migration.name);
 }

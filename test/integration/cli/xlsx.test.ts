@@ -88,6 +88,8 @@ describe.each(testDatabases)('XLSX files on the command line on $name', (target)
       null,
       'North',
       null,
+      'current',
+      null,
     ]);
   });
 

@@ -38,6 +38,8 @@ describe.each(testDatabases)('POST /people/:id/memberships on $name', (target) =
           start_date: '2025-01-01',
           end_date: '2025-12-31',
           current: expect.any(Boolean),
+          status: expect.any(String),
+          grace_until: null,
         },
       ]);
       expect(res.body.contacts).toEqual(created.body.contacts);

@@ -134,6 +134,8 @@ describe.each(testDatabases)('XLSX over HTTP on $name', (target) => {
       'address',
       'club',
       'end_date',
+      'standing',
+      'grace_until',
     ]);
     const row = rows.find((cells) => cells[2].value === number);
     expect(row?.[7]).toMatchObject({ type: ExcelJS.ValueType.Date, value: new Date('2999-01-01Z') });

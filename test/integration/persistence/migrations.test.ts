@@ -7,7 +7,7 @@ import {
   openDatabase,
 } from '../../../src/infrastructure/persistence/database';
 import { personFilterSql } from '../../../src/infrastructure/persistence/person-filter-sql';
-import { openTestDatabase, type TestDatabaseTarget, testDatabases } from '../../support/databases';
+import { openTestDatabase, type TestDatabaseTarget, testDatabases, undoTo } from '../../support/databases';
 import { openEmptyPglite } from '../../support/pglite-snapshot';
 
 /** An empty database, not migrated: PGlite in memory, or a new schema on PostgreSQL. */
@@ -294,11 +294,3 @@ describe.each(testDatabases)('migrate on $name', (target) => {
     }
   });
 });
-
-/** Undoes the migrations down to `name`, that one included; answers their names, in order. */
-async function undoTo(database: Database, name: string): Promise<string[]> {
-  const from = MIGRATIONS.findIndex((migration) => migration.name === name);
-  if (from < 0) throw new Error(`no migration ${name}`);
-  for (let i = from; i < MIGRATIONS.length; i += 1) await database.dataSource.undoLastMigration();
-  return MIGRATIONS.slice(from).map((migration) => migration.name);
-}

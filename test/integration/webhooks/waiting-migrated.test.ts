@@ -1,5 +1,5 @@
 import { migrate } from '../../../src/infrastructure/persistence/database';
-import { openTestDatabase, testDatabases } from '../../support/databases';
+import { openTestDatabase, testDatabases, undoTo } from '../../support/databases';
 
 /**
  * Issue 46: the earlier code failed what waited for a subscription when it disabled it, and cleared
@@ -10,7 +10,7 @@ describe.each(testDatabases)('what earlier disablings failed, once migrated, on 
     const database = await openTestDatabase(target);
     const query = (sql: string, params: unknown[] = []) => database.dataSource.query(sql, params);
     try {
-      await database.dataSource.undoLastMigration();
+      const undone = await undoTo(database, 'WebhooksKeepWaiting1768262400000');
       const subscription = async (disabled: boolean): Promise<number> => {
         const [{ id }] = await query(
           `INSERT INTO webhook_subscriptions (url, secret, sent_seq, disabled_at, disabled_reason)
@@ -41,7 +41,7 @@ describe.each(testDatabases)('what earlier disablings failed, once migrated, on 
       const enabled = await subscription(false);
       const gaveUpAlone = await delivery(enabled, 4, [503, 503]);
 
-      expect(await migrate(database)).toEqual(['WebhooksKeepWaiting1768262400000']);
+      expect(await migrate(database)).toEqual(undone);
 
       const rows: { id: string; status: string; delivered_at: Date | null }[] = await query(
         'SELECT id, status, delivered_at FROM webhook_deliveries ORDER BY id',
