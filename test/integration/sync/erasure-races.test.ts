@@ -59,10 +59,14 @@ describeOnPostgres('erasures racing imports and erasures on PostgreSQL', () => {
   }
 
   /** Holds the person's row in a transaction of the test's own, until `release`. */
+  /** The session holding the person's row: the contenders are the sessions waiting behind it. */
+  let holder = 0;
+
   async function holdPerson(id: number): Promise<{ release: () => Promise<void> }> {
     const runner: QueryRunner = t.database.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
+    [{ pid: holder }] = await runner.query('SELECT pg_backend_pid() AS pid');
     await runner.query('SELECT id FROM people WHERE id = $1 FOR UPDATE', [id]);
     return {
       release: async () => {
@@ -72,13 +76,21 @@ describeOnPostgres('erasures racing imports and erasures on PostgreSQL', () => {
     };
   }
 
-  /** Resolves once `count` sessions of this database wait for a lock. */
+  /**
+   * Resolves once `count` sessions wait behind the holder, directly or behind another waiter: not
+   * any session of the database waiting for a lock, since other test files share the database.
+   */
   async function waitingForLocks(count: number): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const [{ waiting }] = await query(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        `WITH RECURSIVE behind(pid) AS (
+           SELECT pid FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))
+           UNION
+           SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY (pg_blocking_pids(a.pid))
+         )
+         SELECT count(*)::int AS waiting FROM behind`,
+        [holder],
       );
       if (waiting >= count) return;
       if (Date.now() > deadline) throw new Error(`${waiting} of ${count} sessions wait for a lock`);
