@@ -47,7 +47,7 @@ function positive(name: string, raw: string | undefined): number {
 }
 
 /** The scenarios that load the service for long, left out of a quick look unless named. */
-const LONG_SCENARIOS: readonly ScenarioName[] = ['keys_storm', 'slow_streams'];
+const LONG_SCENARIOS: readonly ScenarioName[] = ['keys_storm', 'slow_streams', 'calendar_lapse'];
 
 export function parseOptions(argv: string[]): BenchOptions {
   const quick = argv.includes('--quick');

@@ -8,6 +8,7 @@ import { BASELINE_SCHEMA, BenchDatabase, STRICT_BASELINE_SCHEMA } from './bench-
 import { type BenchOptions, parseOptions } from './bench-options';
 import { compareAnswers } from './compare-answers';
 import { csvImportBench } from './csv-import';
+import { END_ALL_YESTERDAY, endAllInPglite } from './calendar-lapse';
 import { type GeneratedDirectory, generateDirectory } from './generate-directory';
 import { combineLoads, type LoadFigures } from './load-runner';
 import { Interruption } from './interruption';
@@ -273,6 +274,8 @@ async function postgresRun(
       databaseUrl: database.url,
       stormAuthorizations,
       writeChanges: (count) => database.writeChanges(count),
+      endAllMemberships: async () => (await database.query<{ n: number }>(END_ALL_YESTERDAY))[0].n,
+      addWebhook: async (url) => void (await runNode(paths.cliMain, ['webhooks', 'add', url], env)),
     };
     const baselineTarget: Target = {
       label: 'baseline',
@@ -388,6 +391,8 @@ async function pgliteRun(
       importToken: () => issueToken(url, accounts.reader),
       ids: await walkIds(service.url, token),
       stormAuthorizations,
+      endAllMemberships: () => endAllInPglite(dataDir),
+      addWebhook: async (hook) => void (await runNode(paths.cliMain, ['webhooks', 'add', hook], env)),
     };
     const baselineTarget: Target = {
       label: 'baseline (PGlite)',

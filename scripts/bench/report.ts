@@ -1,3 +1,4 @@
+import { calendarLapseRow } from './calendar-lapse';
 import type { LoadFigures } from './load-runner';
 import type { PageLoopFigures } from './page-loops';
 import { type Figures, SCENARIO_TITLES, type ScenarioName } from './scenarios';
@@ -371,6 +372,8 @@ export function rowsOf(run: RunResult, reference?: RunResult): Row[] {
     else if (name === 'page_loops') rows.push(pageLoopsRow(figures.service, figures.baseline));
     else if (name === 'import_lookups') rows.push(importLookupsRow(figures.service));
     else if (name === 'changes_feed') rows.push(feedRow(figures.service));
+    else if (figures.service.kind === 'calendar-lapse')
+      rows.push(calendarLapseRow(SCENARIO_TITLES.calendar_lapse, figures.service.calendarLapse));
     else rows.push(...loadRows(name, figures.service, figures.baseline, reference?.scenarios[name]?.service));
   }
   return rows;

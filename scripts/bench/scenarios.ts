@@ -7,6 +7,7 @@ import type { ServerProcess } from './processes';
 import { type PageKind, type PageLoopFigures, startPageLoops } from './page-loops';
 import { IMPORT_LOOP_PEOPLE, type ImportLoopFigures, startImportLoop } from './import-loop';
 import { type SlowStreamFigures, startSlowStreams } from './slow-streams';
+import { type CalendarLapseFigures, calendarLapse } from './calendar-lapse';
 
 /** A server under test with what the scenarios need to address it. */
 export interface Target {
@@ -28,6 +29,9 @@ export interface Target {
   importToken?: () => Promise<string>;
   /** Writes changes for the change feed scenario; absent where the scenario cannot run. */
   writeChanges?: (count: number) => Promise<void>;
+  /** For calendar_lapse: END_ALL_YESTERDAY on the stopped service's database (rows changed), and a webhook. */
+  endAllMemberships?: () => Promise<number>;
+  addWebhook?: (url: string) => Promise<void>;
 }
 
 export interface ScenarioSettings {
@@ -77,7 +81,8 @@ export type Figures =
   | { kind: 'slow-streams'; slowStreams: SlowStreamsScenarioFigures }
   | { kind: 'page-loops'; pageLoops: PageLoopsScenarioFigures }
   | { kind: 'import-lookups'; importLookups: ImportLookupsScenarioFigures }
-  | { kind: 'feed'; feed: FeedFigures };
+  | { kind: 'feed'; feed: FeedFigures }
+  | { kind: 'calendar-lapse'; calendarLapse: CalendarLapseFigures };
 
 /** Changes the feed scenario follows (the target: 20,000 a second read). */
 export const FEED_CHANGES = 100_000;
@@ -104,6 +109,8 @@ export const SCENARIO_NAMES = [
   'import_lookups',
   'patch',
   'changes_feed',
+  // Last: it ends every membership in force.
+  'calendar_lapse',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
@@ -122,6 +129,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   import_lookups: `another key's chat_id lookups (${PAGE_LOOKUP_CONNECTIONS} connections) during POST /imports of ${IMPORT_LOOP_PEOPLE.toLocaleString('en')} changed people, again and again`,
   patch: 'PATCH /people/:id',
   changes_feed: 'GET /changes, following 100,000 changes, pages of 1000',
+  calendar_lapse: `another key's chat_id lookups (${PAGE_LOOKUP_CONNECTIONS} connections) while the calendar tells every membership ended on one day and webhooks deliver it`,
 };
 
 const NEW_FIRST_NAMES = ['Annie', 'Cecilia', 'Edmond', 'Giovanni', 'Henrietta', 'Maria', 'Tycho', 'Vesto'];
@@ -162,6 +170,7 @@ export function requestsOf(name: ScenarioName, target: Target, probes: Probes, s
     case 'slow_streams':
     case 'page_loops':
     case 'import_lookups':
+    case 'calendar_lapse':
       return drawing(probes.chatIds, seed, byChatId(''));
     case 'chat_id_limit':
       return drawing(probes.chatIds, seed, byChatId('&limit=1'));
@@ -363,6 +372,15 @@ async function importLookups(
   }
 }
 
+/** The other key's lookups: a chat bot's few at a time; a warm-up of a second at least. */
+function settingsForLookups(settings: ScenarioSettings): ScenarioSettings {
+  return {
+    ...settings,
+    connections: PAGE_LOOKUP_CONNECTIONS,
+    warmupSeconds: Math.max(1, settings.warmupSeconds),
+  };
+}
+
 /** Whether the scenario is a plain throughput measurement (run in alternating rounds). */
 export function isThroughput(name: ScenarioName): boolean {
   return (
@@ -371,13 +389,16 @@ export function isThroughput(name: ScenarioName): boolean {
     name !== 'slow_streams' &&
     name !== 'page_loops' &&
     name !== 'import_lookups' &&
-    name !== 'changes_feed'
+    name !== 'changes_feed' &&
+    name !== 'calendar_lapse'
   );
 }
 
 /** Scenarios the baseline has nothing to compare with. */
 export function isServiceOnly(name: ScenarioName): boolean {
-  return name === 'changes_feed' || name === 'page_loops' || name === 'import_lookups';
+  return (
+    name === 'changes_feed' || name === 'page_loops' || name === 'import_lookups' || name === 'calendar_lapse'
+  );
 }
 
 /** The scenario on one target, for those that are not throughput rounds. */
@@ -408,5 +429,22 @@ export async function runScenario(
   if (name === 'page_loops') return { kind: 'page-loops', pageLoops: await pageLoops(target, settings) };
   if (name === 'import_lookups')
     return { kind: 'import-lookups', importLookups: await importLookups(target, settings) };
+  if (name === 'calendar_lapse') {
+    const { endAllMemberships, addWebhook } = target;
+    if (endAllMemberships === undefined || addWebhook === undefined)
+      throw new Error(`${target.label} cannot end memberships`);
+    const lookups = settingsForLookups(settings);
+    const figures = await calendarLapse({
+      url: () => target.server.url,
+      token: target.token,
+      restart: () => target.server.restart(),
+      stop: () => target.server.stop(),
+      endAll: endAllMemberships,
+      addWebhook,
+      lookups: (seed, warmUp = false) =>
+        throughput('calendar_lapse', target, lookups, warmUp ? 'warm-up' : 'measure', seed),
+    });
+    return { kind: 'calendar-lapse', calendarLapse: figures };
+  }
   throw new Error(`${name} runs in throughput rounds`);
 }
