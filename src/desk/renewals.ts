@@ -60,30 +60,7 @@ export function renewalsView(session: Session): HTMLElement {
         {},
         people.length === 1 ? `1 member ending by ${date}` : `${people.length} members ending by ${date}`,
       ),
-      people.length === 0
-        ? null
-        : h(
-            'ul',
-            { class: 'people' },
-            people.map((person) =>
-              h(
-                'li',
-                {},
-                h('span', { class: 'name' }, fullName(person)),
-                h(
-                  'span',
-                  { class: 'details' },
-                  [
-                    person.member_number === null ? null : `no. ${person.member_number}`,
-                    firstContact(person, 'email'),
-                    `until ${currentUntil(person) ?? '?'}`,
-                  ]
-                    .filter((part) => part !== null)
-                    .join(' · '),
-                ),
-              ),
-            ),
-          ),
+      people.length === 0 ? null : peopleList(people, (person) => `until ${currentUntil(person) ?? '?'}`),
     );
   }
 
@@ -165,28 +142,7 @@ function inGraceView(session: Session): HTMLElement {
       h('h3', {}, shown.length === 1 ? '1 member in grace' : `${shown.length} members in grace`),
       shown.length === 0
         ? null
-        : h(
-            'ul',
-            { class: 'people' },
-            shown.map((person) =>
-              h(
-                'li',
-                {},
-                h('span', { class: 'name' }, fullName(person)),
-                h(
-                  'span',
-                  { class: 'details' },
-                  [
-                    person.member_number === null ? null : `no. ${person.member_number}`,
-                    firstContact(person, 'email'),
-                    `in grace until ${graceUntil(person) ?? '?'}`,
-                  ]
-                    .filter((part) => part !== null)
-                    .join(' · '),
-                ),
-              ),
-            ),
-          ),
+        : peopleList(shown, (person) => `in grace until ${graceUntil(person) ?? '?'}`),
     );
   }
 
@@ -228,5 +184,31 @@ function inGraceView(session: Session): HTMLElement {
     ),
     messages.element,
     results,
+  );
+}
+
+/** A list of people as both lists show them: name, member number, first email, and `last`. */
+function peopleList(people: Person[], last: (person: Person) => string): HTMLElement {
+  return h(
+    'ul',
+    { class: 'people' },
+    people.map((person) =>
+      h(
+        'li',
+        {},
+        h('span', { class: 'name' }, fullName(person)),
+        h(
+          'span',
+          { class: 'details' },
+          [
+            person.member_number === null ? null : `no. ${person.member_number}`,
+            firstContact(person, 'email'),
+            last(person),
+          ]
+            .filter((part) => part !== null)
+            .join(' · '),
+        ),
+      ),
+    ),
   );
 }
